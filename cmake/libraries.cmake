@@ -1,0 +1,25 @@
+# The CANN-named shared libraries.
+#
+# All of the implementation lives in libascendcl.so, which exports exactly the
+# public API (acl*, Acl*, aclnn*) through a version script. libnnopbase,
+# libopapi, libopapi_nn and libopapi_math exist so that both of CANN's link
+# lines work unchanged; each depends on libascendcl (DT_NEEDED), which every
+# CANN link line names anyway, so symbol resolution and dlopen()+dlsym() both
+# find the API wherever a program looks for it.
+
+add_library(ascendcl SHARED ${CMAKE_CURRENT_SOURCE_DIR}/cmake/empty_module.cpp)
+target_link_libraries(ascendcl PRIVATE
+  "$<LINK_LIBRARY:WHOLE_ARCHIVE,aclcpu_ops,aclcpu_executor,aclcpu_meta,aclcpu_runtime,aclcpu_kernels,aclcpu_common>")
+target_link_options(ascendcl PRIVATE
+  "-Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/exports.map" "-Wl,--no-undefined")
+set_target_properties(ascendcl PROPERTIES LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cmake/exports.map)
+
+foreach(lib nnopbase opapi opapi_nn opapi_math)
+  add_library(${lib} SHARED ${CMAKE_CURRENT_SOURCE_DIR}/cmake/companion_library.cpp)
+  target_link_libraries(${lib} PUBLIC ascendcl)
+  target_link_options(${lib} PRIVATE "-Wl,--no-as-needed")
+endforeach()
+
+if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/cmake/install.cmake)
+  include(${CMAKE_CURRENT_SOURCE_DIR}/cmake/install.cmake)
+endif()

@@ -1,0 +1,37 @@
+#pragma once
+// The three convolution passes on dense fp32 buffers. Operand rounding has
+// already been applied by the caller (see convert.h); products are exact for
+// rounded operands and every sum is accumulated in fp32 in a fixed order, so
+// results are bit-identical for any thread count.
+//
+// Layouts (row-major, see ConvShape):
+//   x  [batch, inChannels, in...]      w [outChannels, inChannels/groups, kernel...]
+//   y  [batch, outChannels, out...]
+// Each pass overwrites its whole output. `scratch` is 64-byte aligned and at
+// least the matching *ScratchBytes(shape) long; passes never touch the heap.
+
+#include <cstdint>
+
+#include "kernels/kernel_types.h"
+
+namespace aclcpu {
+namespace kernels {
+
+uint64_t forwardScratchBytes(const ConvShape& shape);
+uint64_t backwardDataScratchBytes(const ConvShape& shape);
+uint64_t backwardWeightScratchBytes(const ConvShape& shape);
+
+// y = conv(x, w)   (used for the gradInput of a transposed convolution)
+void convForward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch);
+
+// dx = conv_transpose(dy, w), cropped to x's extent; positions no window
+// touches get 0.
+void convBackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
+                      void* scratch);
+
+// dw[co, ci, k] = sum over n, o of x[n, g*Cin/G + ci, o*stride - pad + k*dil] * dy[n, co, o]
+void convBackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+                        void* scratch);
+
+}  // namespace kernels
+}  // namespace aclcpu

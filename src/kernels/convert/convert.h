@@ -1,0 +1,35 @@
+#pragma once
+// Moving data between caller views (any dtype, any strides) and the kernels'
+// contiguous fp32 buffers, with the NPU's rounding rules applied on the way.
+
+#include <cstdint>
+
+#include "kernels/kernel_types.h"
+
+namespace aclcpu {
+namespace kernels {
+
+// Scalar conversions (bit-exact, see Rounding for the rules).
+float halfToFloat(uint16_t bits);
+uint16_t floatToHalf(float value);  // nearest even, overflow to inf
+float bf16ToFloat(uint16_t bits);
+uint16_t floatToBf16(float value);  // nearest even, NaN stays NaN
+float roundFloat(float value, Rounding rounding);  // returns the rounded value as fp32
+
+// dst[i] = round(src element i) for every element of `src`, written densely in
+// row-major [N, C, D, H, W] order. Multi-threaded over the shared pool.
+void gatherToFloat(const View5& src, Rounding rounding, float* dst);
+
+// Writes round(src[i]) converted to dst.type (nearest even) through the view
+// `dst`; src is dense row-major over dst.shape. Multi-threaded.
+void scatterFromFloat(const float* src, Rounding rounding, const View5& dst);
+
+// Writes zero to every element of the view.
+void fillZero(const View5& dst);
+
+// sums[c] = sum over n and spatial positions of src[n, c, ...], accumulated in
+// double in a fixed order (bit-identical for any thread count).
+void channelSums(const View5& src, double* sums);
+
+}  // namespace kernels
+}  // namespace aclcpu

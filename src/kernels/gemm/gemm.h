@@ -1,0 +1,37 @@
+#pragma once
+// Single-precision matrix multiply: the one hot loop of every convolution
+// pass. Only the micro-kernels behind it are ISA-specific (chosen at run time
+// by cpuid); packing makes both operands contiguous and aligned.
+
+#include <cstdint>
+
+namespace aclcpu {
+namespace kernels {
+
+// A read-only matrix with arbitrary element strides, so transposes are free:
+// element (r, c) is data[r * rowStride + c * colStride].
+struct MatrixView {
+  const float* data = nullptr;
+  int64_t rowStride = 0;
+  int64_t colStride = 0;
+};
+
+// C[M x N] (row-major, leading dimension ldc) = (accumulate ? C : 0) + A[M x K] * B[K x N].
+//
+// Deterministic: every C element is the same sum in the same order whatever
+// the thread count; the K loop's blocking never depends on threads. Runs on the
+// shared pool over tiles of C (inline when called inside a parallel region).
+// Needs no heap: scratch is the caller's, at least gemmScratchBytes() bytes,
+// 64-byte aligned.
+void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
+           bool accumulate, void* scratch);
+
+// Scratch bytes sgemm needs for any M, N, K (a constant: packing buffers for
+// every pool thread).
+uint64_t gemmScratchBytes();
+
+// Name of the micro-kernel chosen for this CPU, e.g. "avx512-16x12".
+const char* gemmKernelName();
+
+}  // namespace kernels
+}  // namespace aclcpu
