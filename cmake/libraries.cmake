@@ -8,8 +8,16 @@
 # find the API wherever a program looks for it.
 
 add_library(ascendcl SHARED ${CMAKE_CURRENT_SOURCE_DIR}/cmake/empty_module.cpp)
-target_link_libraries(ascendcl PRIVATE
-  "$<LINK_LIBRARY:WHOLE_ARCHIVE,aclcpu_ops,aclcpu_executor,aclcpu_meta,aclcpu_runtime,aclcpu_kernels,aclcpu_common>")
+set(ACLCPU_MODULES aclcpu_ops aclcpu_executor aclcpu_meta aclcpu_runtime aclcpu_kernels aclcpu_common)
+# Whole archives by hand: CMake's WHOLE_ARCHIVE feature clashes with the
+# modules' own transitive links.
+set(whole_archive "-Wl,--whole-archive")
+foreach(module IN LISTS ACLCPU_MODULES)
+  list(APPEND whole_archive "$<TARGET_FILE:${module}>")
+endforeach()
+list(APPEND whole_archive "-Wl,--no-whole-archive")
+add_dependencies(ascendcl ${ACLCPU_MODULES})
+target_link_libraries(ascendcl PRIVATE ${whole_archive} Threads::Threads)
 target_link_options(ascendcl PRIVATE
   "-Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/exports.map" "-Wl,--no-undefined")
 set_target_properties(ascendcl PROPERTIES LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cmake/exports.map)

@@ -1,0 +1,156 @@
+#include "ops/common/conv_executor.h"
+
+#include "common/thread_pool.h"
+#include "kernels/conv/conv_passes.h"
+#include "kernels/convert/convert.h"
+#include "ops/common/op_status.h"
+#include "ops/common/tensor_views.h"
+
+namespace aclcpu {
+namespace ops {
+namespace {
+
+using Bindings = std::vector<aclOpExecutor::Binding>;
+
+const aclTensor& tensorFor(const TensorRole& role, const Bindings& inputs,
+                           const Bindings& outputs) {
+  return (role.isOutput ? outputs : inputs)[role.index].tensor;
+}
+
+template <typename T>
+T* at(char* workspace, uint64_t offset) {
+  return offset == kNoBuffer ? nullptr : reinterpret_cast<T*>(workspace + offset);
+}
+
+// Applies a first rounding in place so that the final store can apply the
+// second: value -> first -> second -> output dtype.
+void roundInPlace(float* data, int64_t count, kernels::Rounding first) {
+  if (first == kernels::Rounding::None) return;
+  parallelFor(count, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) data[i] = kernels::roundFloat(data[i], first);
+  });
+}
+
+int64_t elementCount(const kernels::View5& view) {
+  int64_t count = 1;
+  for (int64_t extent : view.shape) count *= extent;
+  return count;
+}
+
+bool hasElements(const kernels::View5& view) {
+  for (int64_t extent : view.shape)
+    if (extent == 0) return false;
+  return true;
+}
+
+}  // namespace
+
+aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& outputs,
+                                      void* workspace, uint64_t /*workspaceSize*/) const {
+  try {
+    char* ws = static_cast<char*>(workspace);
+    auto view = [&](const TensorRole& role) {
+      return roleView(role, tensorFor(role, inputs, outputs));
+    };
+    if (problem_.empty) {
+      runEmpty(inputs, outputs, ws);
+      return kSuccess;
+    }
+    const auto& p = problem_;
+    float* x = at<float>(ws, plan_.x);
+    float* w = at<float>(ws, plan_.w);
+    float* dy = at<float>(ws, plan_.dy);
+    void* scratch = at<char>(ws, plan_.scratch);
+    if (x) kernels::gatherToFloat(view(p.x), p.operandRounding, x);
+    if (w) kernels::gatherToFloat(view(p.w), p.operandRounding, w);
+    if (dy) kernels::gatherToFloat(view(p.dy), p.operandRounding, dy);
+
+    if (p.computeGradInput) {
+      float* result = at<float>(ws, plan_.gradInput);
+      if (p.gradInputIsForward)
+        kernels::convForward(p.shape, x, w, result, scratch);
+      else
+        kernels::convBackwardData(p.shape, dy, w, result, scratch);
+      const kernels::View5 target = view(p.gradInput);
+      if (p.gradInputIntermediate != kernels::Rounding::None) {
+        roundInPlace(result, elementCount(target), p.gradInputRounding);
+        kernels::scatterFromFloat(result, p.gradInputIntermediate, target);
+      } else {
+        kernels::scatterFromFloat(result, p.gradInputRounding, target);
+      }
+    }
+    if (p.computeGradWeight) {
+      float* result = at<float>(ws, plan_.gradWeight);
+      kernels::convBackwardWeight(p.shape, x, dy, result, scratch);
+      kernels::scatterFromFloat(result, p.gradWeightIntermediate, view(p.gradWeight));
+    }
+    if (p.computeGradBias) runGradBias(inputs, outputs, ws);
+    return kSuccess;
+  } catch (...) {
+    return fail(kInner, apiName, "internal error while running the operator");
+  }
+}
+
+void ConvBackwardExecutor::runGradBias(const Bindings& inputs, const Bindings& outputs,
+                                       char* ws) const {
+  // gradBias comes from the original gradOutput (no operand rounding): summed
+  // in double, rounded once to gradOutput's dtype, then cast to gradBias's.
+  double* sums = at<double>(ws, plan_.biasSums);
+  float* values = at<float>(ws, plan_.biasValues);
+  const kernels::View5 source =
+      roleView(problem_.biasSource, tensorFor(problem_.biasSource, inputs, outputs));
+  if (hasElements(source)) {
+    kernels::channelSums(source, sums);
+  } else {
+    for (int64_t c = 0; c < plan_.biasChannels; ++c) sums[c] = 0.0;
+  }
+  for (int64_t c = 0; c < plan_.biasChannels; ++c) values[c] = static_cast<float>(sums[c]);
+  const kernels::View5 target =
+      roleView(problem_.gradBias, tensorFor(problem_.gradBias, inputs, outputs));
+  if (hasElements(target)) kernels::scatterFromFloat(values, problem_.biasRounding, target);
+}
+
+void ConvBackwardExecutor::runEmpty(const Bindings& inputs, const Bindings& outputs,
+                                    char* ws) const {
+  // With an empty reduction the true gradInput and gradWeight are zero; the
+  // bias gradient is still the real sum of gradOutput.
+  auto view = [&](const TensorRole& role) {
+    return roleView(role, tensorFor(role, inputs, outputs));
+  };
+  if (problem_.computeGradInput) {
+    const kernels::View5 target = view(problem_.gradInput);
+    if (hasElements(target)) kernels::fillZero(target);
+  }
+  if (problem_.computeGradWeight) {
+    const kernels::View5 target = view(problem_.gradWeight);
+    if (hasElements(target)) kernels::fillZero(target);
+  }
+  if (problem_.computeGradBias) runGradBias(inputs, outputs, ws);
+}
+
+aclOpExecutor* createConvBackwardExecutor(const char* phase2Api, const ConvBackwardProblem& problem,
+                                          const ConvWorkspacePlan& plan,
+                                          std::initializer_list<const aclTensor*> inputs,
+                                          std::initializer_list<const aclTensor*> outputs) {
+  auto executor = std::make_unique<ConvBackwardExecutor>(problem, plan);
+  auto bind = [](std::vector<aclOpExecutor::Binding>& bindings,
+                 std::initializer_list<const aclTensor*> tensors) {
+    for (const aclTensor* tensor : tensors) {
+      aclOpExecutor::Binding binding;
+      if (tensor) {
+        binding.present = true;
+        binding.tensor = *tensor;
+        binding.original = tensor;
+      }
+      bindings.push_back(std::move(binding));
+    }
+  };
+  bind(executor->inputs, inputs);
+  bind(executor->outputs, outputs);
+  executor->workspaceSize = plan.totalBytes;
+  executor->apiName = phase2Api;
+  return registerExecutor(std::move(executor));
+}
+
+}  // namespace ops
+}  // namespace aclcpu

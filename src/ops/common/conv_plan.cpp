@@ -1,0 +1,100 @@
+#include "ops/common/conv_plan.h"
+
+#include <algorithm>
+
+#include "common/checked_math.h"
+#include "kernels/conv/conv_passes.h"
+
+namespace aclcpu {
+namespace ops {
+namespace {
+
+constexpr uint64_t kAlignment = 64;
+
+class Allocator {
+ public:
+  // Reserves `count` elements of `elementBytes`; returns the offset.
+  uint64_t reserve(int64_t count, uint64_t elementBytes) {
+    uint64_t bytes = 0;
+    if (count < 0 || !checkedMul(static_cast<uint64_t>(count), elementBytes, &bytes)) {
+      ok_ = false;
+      return kNoBuffer;
+    }
+    const uint64_t offset = next_;
+    uint64_t end = 0;
+    if (!checkedAdd(offset, bytes, &end) || !checkedAdd(end, kAlignment - 1, &end)) {
+      ok_ = false;
+      return kNoBuffer;
+    }
+    next_ = end / kAlignment * kAlignment;
+    return offset;
+  }
+  bool ok() const { return ok_; }
+  uint64_t total() const { return next_; }
+
+ private:
+  uint64_t next_ = 0;
+  bool ok_ = true;
+};
+
+bool elementCounts(const kernels::ConvShape& s, int64_t* x, int64_t* w, int64_t* y) {
+  int64_t inSpatial = 1, outSpatial = 1, kernelSpatial = 1;
+  for (int d = 0; d < 3; ++d) {
+    if (!checkedMul(inSpatial, s.in[d], &inSpatial) ||
+        !checkedMul(outSpatial, s.out[d], &outSpatial) ||
+        !checkedMul(kernelSpatial, s.kernel[d], &kernelSpatial))
+      return false;
+  }
+  return checkedMul(s.batch, s.inChannels, x) && checkedMul(*x, inSpatial, x) &&
+         checkedMul(s.outChannels, s.inChannels / s.groups, w) &&
+         checkedMul(*w, kernelSpatial, w) && checkedMul(s.batch, s.outChannels, y) &&
+         checkedMul(*y, outSpatial, y);
+}
+
+}  // namespace
+
+bool planConvWorkspace(const ConvBackwardProblem& problem, int64_t biasChannels,
+                       ConvWorkspacePlan* plan) {
+  *plan = ConvWorkspacePlan{};
+  plan->biasChannels = biasChannels;
+  Allocator space;
+  if (problem.computeGradBias) {
+    plan->biasSums = space.reserve(biasChannels, sizeof(double));
+    plan->biasValues = space.reserve(biasChannels, sizeof(float));
+  }
+  if (problem.empty) {
+    plan->totalBytes = space.total();
+    return space.ok();
+  }
+
+  int64_t xCount = 0, wCount = 0, yCount = 0;
+  if (!elementCounts(problem.shape, &xCount, &wCount, &yCount)) return false;
+
+  const bool forwardForInput = problem.computeGradInput && problem.gradInputIsForward;
+  const bool dataGradForInput = problem.computeGradInput && !problem.gradInputIsForward;
+  const bool needX = problem.computeGradWeight || forwardForInput;
+  const bool needDy = problem.computeGradWeight || dataGradForInput;
+  const bool needW = problem.computeGradInput;
+
+  if (needX) plan->x = space.reserve(xCount, sizeof(float));
+  if (needW) plan->w = space.reserve(wCount, sizeof(float));
+  if (needDy) plan->dy = space.reserve(yCount, sizeof(float));
+  if (problem.computeGradInput)
+    plan->gradInput = space.reserve(forwardForInput ? yCount : xCount, sizeof(float));
+  if (problem.computeGradWeight) plan->gradWeight = space.reserve(wCount, sizeof(float));
+
+  uint64_t scratchBytes = 0;
+  if (forwardForInput)
+    scratchBytes = std::max(scratchBytes, kernels::forwardScratchBytes(problem.shape));
+  if (dataGradForInput)
+    scratchBytes = std::max(scratchBytes, kernels::backwardDataScratchBytes(problem.shape));
+  if (problem.computeGradWeight)
+    scratchBytes = std::max(scratchBytes, kernels::backwardWeightScratchBytes(problem.shape));
+  if (scratchBytes > 0) plan->scratch = space.reserve(static_cast<int64_t>(scratchBytes), 1);
+
+  plan->totalBytes = space.total();
+  return space.ok();
+}
+
+}  // namespace ops
+}  // namespace aclcpu

@@ -1,0 +1,35 @@
+#pragma once
+// Phase-1 planning: where every buffer of a ConvBackwardProblem's run lives in
+// the caller's workspace, so that phase 2 never touches the heap.
+
+#include <cstdint>
+
+#include "ops/common/conv_problem.h"
+
+namespace aclcpu {
+namespace ops {
+
+constexpr uint64_t kNoBuffer = UINT64_MAX;
+
+// Byte offsets into the workspace (kNoBuffer when the run does not need it),
+// each 64-byte aligned.
+struct ConvWorkspacePlan {
+  uint64_t x = kNoBuffer;  // fp32 operands, rounded per cubeMathType
+  uint64_t w = kNoBuffer;
+  uint64_t dy = kNoBuffer;
+  uint64_t gradInput = kNoBuffer;  // fp32 results before the final cast
+  uint64_t gradWeight = kNoBuffer;
+  uint64_t biasSums = kNoBuffer;    // double[biasChannels]
+  uint64_t biasValues = kNoBuffer;  // float[biasChannels]
+  uint64_t scratch = kNoBuffer;     // the kernels' scratch, shared by the passes
+  int64_t biasChannels = 0;
+  uint64_t totalBytes = 0;
+};
+
+// Lays out the workspace for `problem`; biasChannels is the channel count of
+// problem.biasSource. Returns false when a size overflows 64 bits.
+bool planConvWorkspace(const ConvBackwardProblem& problem, int64_t biasChannels,
+                       ConvWorkspacePlan* plan);
+
+}  // namespace ops
+}  // namespace aclcpu
