@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Main job: builds the library and the aclnn-conv-backward tool, then runs the
+# built-in problem set (or the arguments given, see --help).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ACLNN_CPU_WITH_TORCH=0 scripts/setup.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$(nproc)" --target aclnn-conv-backward >/dev/null
+exec build/tools/conv_backward/aclnn-conv-backward "$@"
