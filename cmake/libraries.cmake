@@ -17,6 +17,9 @@ foreach(module IN LISTS ACLCPU_MODULES)
 endforeach()
 list(APPEND whole_archive "-Wl,--no-whole-archive")
 add_dependencies(ascendcl ${ACLCPU_MODULES})
+target_include_directories(ascendcl INTERFACE
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include/aclnn>)
 target_link_libraries(ascendcl PRIVATE ${whole_archive} Threads::Threads)
 target_link_options(ascendcl PRIVATE
   "-Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/exports.map" "-Wl,--no-undefined")

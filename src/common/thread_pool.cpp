@@ -50,7 +50,7 @@ class ThreadPool {
   int threadCount() const { return threadCount_; }
 
   // Caller holds the region lock, so only one region is ever in flight.
-  void run(int64_t count, const std::function<void(int64_t, int64_t)>& body) {
+  void run(int64_t count, const RangeBody& body) {
     const int64_t chunks = std::min<int64_t>(count, threadCount_);
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -105,7 +105,7 @@ class ThreadPool {
   std::condition_variable done_;
   bool stopping_ = false;
   uint64_t generation_ = 0;
-  const std::function<void(int64_t, int64_t)>* body_ = nullptr;
+  const RangeBody* body_ = nullptr;
   int64_t count_ = 0;
   int64_t chunks_ = 0;
   std::atomic<int64_t> nextChunk_{0};
@@ -123,27 +123,42 @@ std::unique_ptr<ThreadPool>& poolSlot() {
   return pool;
 }
 
+// The size the pool has or will have, readable without the region lock.
+std::atomic<int>& configuredThreads() {
+  static std::atomic<int> threads{defaultThreadCount()};
+  return threads;
+}
+
 // Caller holds the region lock.
 ThreadPool& pool() {
   auto& slot = poolSlot();
-  if (!slot) slot = std::make_unique<ThreadPool>(defaultThreadCount());
+  if (!slot) slot = std::make_unique<ThreadPool>(configuredThreads().load());
   return *slot;
 }
 
 }  // namespace
 
-int computeThreadCount() {
+int computeThreadCount() { return configuredThreads().load(); }
+
+void releaseComputePool() {
   std::lock_guard<std::mutex> lock(regionMutex());
-  return pool().threadCount();
+  poolSlot().reset();
+}
+
+void touchComputePool() {
+  regionMutex();
+  poolSlot();
+  configuredThreads();
 }
 
 void setComputeThreadCount(int threads) {
   std::lock_guard<std::mutex> lock(regionMutex());
   poolSlot().reset();
-  poolSlot() = std::make_unique<ThreadPool>(threads > 0 ? threads : defaultThreadCount());
+  configuredThreads().store(threads > 0 ? threads : defaultThreadCount());
+  poolSlot() = std::make_unique<ThreadPool>(configuredThreads().load());
 }
 
-void parallelFor(int64_t count, const std::function<void(int64_t, int64_t)>& body) {
+void parallelForRanges(int64_t count, RangeBody body) {
   if (count <= 0) return;
   if (tInsideRegion) {
     body(0, count);

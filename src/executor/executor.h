@@ -43,6 +43,7 @@ struct aclOpExecutor {
 namespace aclcpu {
 
 // Registers a freshly built executor and returns the handle for the caller.
+// Returns nullptr (executor freed, message recorded) only if memory runs out.
 aclOpExecutor* registerExecutor(std::unique_ptr<aclOpExecutor> executor);
 
 // True if `executor` is a live registered handle.
@@ -51,7 +52,9 @@ bool isLiveExecutor(const aclOpExecutor* executor);
 // Phase 2 for every operator: validates the handle (null: 161001; stale,
 // already-run one-shot or destroyed: 161002) and the workspace (smaller than
 // phase 1 asked, or null with a non-zero size: 161002), then enqueues the run
-// on `stream` and returns. Records a message naming `apiName` on failure.
+// on `stream` and returns. Records a message naming `apiName` on failure; a
+// stream the runtime refuses gives 361001 and leaves the executor launchable.
+// The run's status becomes the stream's asynchronous result.
 aclnnStatus launchExecutor(const char* apiName, void* workspace, uint64_t workspaceSize,
                            aclOpExecutor* executor, aclrtStream stream);
 

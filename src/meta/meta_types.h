@@ -44,8 +44,8 @@ struct aclScalarList {
 
 namespace aclcpu {
 
-// Number of elements in the tensor's view (1 for a 0-D tensor); -1 when the
-// product overflows int64.
+// Number of elements in the tensor's view (1 for a 0-D tensor); -1 when a
+// dim is negative or the product overflows int64.
 int64_t viewElementCount(const aclTensor& tensor);
 
 }  // namespace aclcpu

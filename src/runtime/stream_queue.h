@@ -15,6 +15,15 @@ namespace aclcpu {
 // asynchronous failure, reported by aclrtSynchronizeStream. Returns
 // ACL_SUCCESS, or an error (and records a message) when `stream` is not a live
 // stream handle; the task is then not run.
+//
+// Messages the task records (recordError on the worker thread) are handed to
+// the thread that synchronizes the stream when the task fails. A task runs
+// with the stream's context current; it must not synchronize or destroy its
+// own stream (the synchronize is rejected with an error).
 aclError enqueueOnStream(aclrtStream stream, std::function<aclError()> task);
+
+// Same, naming `apiName` (e.g. "aclnnConvolutionBackward") in the message
+// recorded for a bad stream handle.
+aclError enqueueOnStream(aclrtStream stream, std::function<aclError()> task, const char* apiName);
 
 }  // namespace aclcpu

@@ -13,7 +13,7 @@ namespace kernels {
 float halfToFloat(uint16_t bits);
 uint16_t floatToHalf(float value);  // nearest even, overflow to inf
 float bf16ToFloat(uint16_t bits);
-uint16_t floatToBf16(float value);  // nearest even, NaN stays NaN
+uint16_t floatToBf16(float value);                 // nearest even, NaN stays NaN
 float roundFloat(float value, Rounding rounding);  // returns the rounded value as fp32
 
 // dst[i] = round(src element i) for every element of `src`, written densely in

@@ -117,7 +117,7 @@ void ConvBackwardExecutor::runEmpty(const Bindings& inputs, const Bindings& outp
   auto view = [&](const TensorRole& role) {
     return roleView(role, tensorFor(role, inputs, outputs));
   };
-  if (problem_.computeGradInput) {
+  if (problem_.computeGradInput && problem_.fillGradInputWhenEmpty) {
     const kernels::View5 target = view(problem_.gradInput);
     if (hasElements(target)) kernels::fillZero(target);
   }

@@ -39,9 +39,12 @@ struct ConvBackwardProblem {
   // dy's shape); otherwise it is the data gradient of x.
   bool gradInputIsForward = false;
 
-  // Empty path: no kernels; gradInput/gradWeight are zero-filled when they
-  // have elements, gradBias gets the true sums of biasSource.
+  // Empty path: no kernels; gradWeight is zero-filled when it has elements,
+  // gradBias gets the true sums of biasSource, and gradInput is zero-filled
+  // only when fillGradInputWhenEmpty (ConvolutionBackward never writes it
+  // there: it is empty whenever its shape is consistent).
   bool empty = false;
+  bool fillGradInputWhenEmpty = false;
 
   kernels::Rounding operandRounding = kernels::Rounding::None;    // cubeMathType emulation
   kernels::Rounding gradInputRounding = kernels::Rounding::None;  // to the operand dtype

@@ -46,6 +46,7 @@ ConvBackwardProblem normaliseConvTbc(const ConvTbcBackwardArgs& a) {
   ConvBackwardProblem p;
   p.empty = count(a.input) == 0 || count(a.weight) == 0 || count(a.bias) == 0;
   p.computeGradInput = p.computeGradWeight = p.computeGradBias = true;
+  p.fillGradInputWhenEmpty = true;  // K == 0: the true gradInput is zero
   p.x = timeMajorRole(false, kInput);
   p.dy = timeMajorRole(false, kSelf);
   p.w = kernelMajorWeightRole(false, kWeight);

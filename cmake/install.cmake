@@ -1,0 +1,52 @@
+# Install layout (spec acl-api.md, project decision 1):
+#   <prefix>/include/{acl,aclnn,aclnnop}/...     CANN's header names and include chain
+#   <prefix>/lib64/lib{ascendcl,nnopbase,opapi,opapi_nn,opapi_math}.so
+#   <prefix>/share/cmake/aclnn-cpu/               find_package(aclnn-cpu CONFIG)
+#   <prefix>/lib64/pkgconfig/aclnn-cpu.pc         pkg-config aclnn-cpu
+# Everything is relocatable: `cmake --install <build> --prefix <anywhere>` works.
+
+include(CMakePackageConfigHelpers)
+
+set(ACLNN_CPU_INSTALL_INCLUDEDIR include)
+set(ACLNN_CPU_INSTALL_LIBDIR lib64)
+# Not lib64/cmake: find_package does not search lib64 on Debian-like systems
+# (FIND_LIBRARY_USE_LIB64_PATHS is off there); share/cmake is searched everywhere.
+set(ACLNN_CPU_INSTALL_CMAKEDIR share/cmake/aclnn-cpu)
+set(ACLNN_CPU_INSTALL_PKGCONFIGDIR ${ACLNN_CPU_INSTALL_LIBDIR}/pkgconfig)
+set(ACLNN_CPU_SHARED_LIBRARIES ascendcl nnopbase opapi opapi_nn opapi_math)
+
+# The companions carry DT_NEEDED libascendcl.so; $ORIGIN lets them find it
+# next to themselves when a program is linked with only an rpath.
+set_target_properties(${ACLNN_CPU_SHARED_LIBRARIES} PROPERTIES INSTALL_RPATH "\$ORIGIN")
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/
+  DESTINATION ${ACLNN_CPU_INSTALL_INCLUDEDIR}
+  COMPONENT aclnn-cpu
+  FILES_MATCHING PATTERN "*.h")
+
+install(TARGETS ${ACLNN_CPU_SHARED_LIBRARIES}
+  EXPORT aclnn-cpu-targets
+  LIBRARY DESTINATION ${ACLNN_CPU_INSTALL_LIBDIR} COMPONENT aclnn-cpu
+  INCLUDES DESTINATION ${ACLNN_CPU_INSTALL_INCLUDEDIR} ${ACLNN_CPU_INSTALL_INCLUDEDIR}/aclnn)
+
+install(EXPORT aclnn-cpu-targets
+  NAMESPACE aclnn-cpu::
+  DESTINATION ${ACLNN_CPU_INSTALL_CMAKEDIR}
+  COMPONENT aclnn-cpu)
+
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/aclnn-cpu-config.cmake.in
+  ${PROJECT_BINARY_DIR}/aclnn-cpu-config.cmake
+  INSTALL_DESTINATION ${ACLNN_CPU_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/aclnn-cpu-config-version.cmake
+  VERSION ${PROJECT_VERSION}
+  COMPATIBILITY SameMajorVersion)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/aclnn-cpu.pc.in ${PROJECT_BINARY_DIR}/aclnn-cpu.pc @ONLY)
+
+install(FILES
+  ${PROJECT_BINARY_DIR}/aclnn-cpu-config.cmake
+  ${PROJECT_BINARY_DIR}/aclnn-cpu-config-version.cmake
+  DESTINATION ${ACLNN_CPU_INSTALL_CMAKEDIR}
+  COMPONENT aclnn-cpu)
+install(FILES ${PROJECT_BINARY_DIR}/aclnn-cpu.pc
+  DESTINATION ${ACLNN_CPU_INSTALL_PKGCONFIGDIR}
+  COMPONENT aclnn-cpu)

@@ -1,0 +1,152 @@
+#include "kernels/conv/im2col.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/thread_pool.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace conv_detail {
+namespace {
+
+// Below this many column entries the pool costs more than it saves.
+constexpr int64_t kMinParallelEntries = int64_t{1} << 15;
+
+// Calls fn(od, oh, owBegin, owEnd, columnOffset) for the pieces of output rows
+// covering positions [p0, p0 + count).
+template <typename Fn>
+void forEachOutputRowPiece(const ConvShape& shape, int64_t p0, int64_t count, Fn&& fn) {
+  const int64_t outW = shape.out[2];
+  const int64_t outHW = shape.out[1] * outW;
+  int64_t od = p0 / outHW;
+  int64_t oh = (p0 % outHW) / outW;
+  int64_t ow = p0 % outW;
+  int64_t done = 0;
+  while (done < count) {
+    const int64_t length = std::min(outW - ow, count - done);
+    fn(od, oh, ow, ow + length, done);
+    done += length;
+    ow = 0;
+    if (++oh == shape.out[1]) {
+      oh = 0;
+      ++od;
+    }
+  }
+}
+
+// Where tap `k` of the kernel lands, relative to the strided output position.
+struct Tap {
+  int64_t offset[3];
+  int64_t wBegin, wEnd;  // output columns whose input column is inside x
+};
+
+Tap makeTap(const ConvShape& shape, int64_t k) {
+  const int64_t kw = k % shape.kernel[2];
+  const int64_t kh = (k / shape.kernel[2]) % shape.kernel[1];
+  const int64_t kd = k / (shape.kernel[2] * shape.kernel[1]);
+  const int64_t taps[3] = {kd, kh, kw};
+  Tap tap;
+  for (int d = 0; d < 3; ++d) tap.offset[d] = taps[d] * shape.dilation[d] - shape.padBefore[d];
+  validOutputRange(tap.offset[2], shape.stride[2], shape.in[2], shape.out[2], &tap.wBegin,
+                   &tap.wEnd);
+  return tap;
+}
+
+// Input row (id * in[1] + ih) that output row (od, oh) reads through `tap`, or
+// -1 when that row lies in the padding.
+inline int64_t inputRowIndex(const ConvShape& shape, const Tap& tap, int64_t od, int64_t oh) {
+  const int64_t id = od * shape.stride[0] + tap.offset[0];
+  const int64_t ih = oh * shape.stride[1] + tap.offset[1];
+  if (id < 0 || id >= shape.in[0] || ih < 0 || ih >= shape.in[1]) return -1;
+  return id * shape.in[1] + ih;
+}
+
+void fillRow(const ConvShape& shape, const Tap& tap, const ColumnTile& tile, const float* xChannel,
+             float* dst) {
+  const int64_t strideW = shape.stride[2];
+  forEachOutputRowPiece(
+      shape, tile.positionBegin, tile.positionCount,
+      [&](int64_t od, int64_t oh, int64_t owBegin, int64_t owEnd, int64_t columnOffset) {
+        float* out = dst + columnOffset;  // out[ow - owBegin]
+        const int64_t row = inputRowIndex(shape, tap, od, oh);
+        int64_t lo = owBegin, hi = owBegin;
+        if (row >= 0) {
+          lo = std::clamp(tap.wBegin, owBegin, owEnd);
+          hi = std::clamp(tap.wEnd, lo, owEnd);
+        }
+        std::fill(out, out + (lo - owBegin), 0.0f);
+        if (hi > lo) {
+          // Input column of ow is ow * strideW + offset, inside [0, in) for ow in [lo, hi).
+          const float* in = xChannel + row * shape.in[2] + lo * strideW + tap.offset[2];
+          float* first = out + (lo - owBegin);
+          if (strideW == 1) {
+            std::memcpy(first, in, static_cast<size_t>(hi - lo) * sizeof(float));
+          } else {
+            for (int64_t i = 0; i < hi - lo; ++i) first[i] = in[i * strideW];
+          }
+        }
+        std::fill(out + (hi - owBegin), out + (owEnd - owBegin), 0.0f);
+      });
+}
+
+}  // namespace
+
+void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const ColumnTile& tile,
+                const float* xGroup, float* col) {
+  const int64_t taps = geometry.kernelVolume;
+  const int64_t rows = tile.channelCount * taps;
+  auto body = [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t channel = tile.channelBegin + r / taps;
+      fillRow(shape, makeTap(shape, r % taps), tile, xGroup + channel * geometry.inVolume,
+              col + r * tile.positionCount);
+    }
+  };
+  if (rows * tile.positionCount < kMinParallelEntries) {
+    body(0, rows);
+  } else {
+    parallelFor(rows, body);
+  }
+}
+
+void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
+                          const ColumnTile& tile, const float* col, float* dxGroup) {
+  const int64_t taps = geometry.kernelVolume;
+  const int64_t strideW = shape.stride[2];
+  auto body = [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      float* dxChannel = dxGroup + (tile.channelBegin + c) * geometry.inVolume;
+      for (int64_t k = 0; k < taps; ++k) {
+        const Tap tap = makeTap(shape, k);
+        const float* src = col + (c * taps + k) * tile.positionCount;
+        forEachOutputRowPiece(
+            shape, tile.positionBegin, tile.positionCount,
+            [&](int64_t od, int64_t oh, int64_t owBegin, int64_t owEnd, int64_t columnOffset) {
+              const int64_t row = inputRowIndex(shape, tap, od, oh);
+              if (row < 0) return;
+              const int64_t lo = std::clamp(tap.wBegin, owBegin, owEnd);
+              const int64_t hi = std::clamp(tap.wEnd, lo, owEnd);
+              if (hi <= lo) return;
+              const float* in = src + columnOffset + (lo - owBegin);
+              float* out = dxChannel + row * shape.in[2] + lo * strideW + tap.offset[2];
+              const int64_t count = hi - lo;
+              if (strideW == 1) {
+                for (int64_t i = 0; i < count; ++i) out[i] += in[i];
+              } else {
+                for (int64_t i = 0; i < count; ++i) out[i * strideW] += in[i];
+              }
+            });
+      }
+    }
+  };
+  if (tile.channelCount * taps * tile.positionCount < kMinParallelEntries) {
+    body(0, tile.channelCount);
+  } else {
+    parallelFor(tile.channelCount, body);
+  }
+}
+
+}  // namespace conv_detail
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,34 @@
+#pragma once
+// The column matrix of one (batch, group) slice, restricted to a tile of
+// output positions [p0, p0 + pCount) and input channels [c0, c0 + cCount):
+//   col[(c - c0) * K + k][p - p0] = x[c, p * stride - padBefore + k * dilation]
+// (zero where the window leaves x). K = kernel volume, rows are pCount long.
+
+#include <cstdint>
+
+#include "kernels/conv/conv_geometry.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace conv_detail {
+
+struct ColumnTile {
+  int64_t channelBegin = 0;
+  int64_t channelCount = 0;
+  int64_t positionBegin = 0;
+  int64_t positionCount = 0;
+};
+
+// xGroup points at channel 0 of the group; parallel over rows.
+void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const ColumnTile& tile,
+                const float* xGroup, float* col);
+
+// dxGroup[c, window position] += col[row][p] for every entry of the tile.
+// Parallel over channels; each channel adds taps, then positions, in a fixed
+// order, so the result never depends on the thread count.
+void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
+                          const ColumnTile& tile, const float* col, float* dxGroup);
+
+}  // namespace conv_detail
+}  // namespace kernels
+}  // namespace aclcpu

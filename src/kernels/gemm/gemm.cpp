@@ -1,0 +1,283 @@
+#include "kernels/gemm/gemm.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "common/thread_pool.h"
+#include "kernels/gemm/gemm_kernel.h"
+#include "kernels/gemm/gemm_pack.h"
+#include "kernels/gemm/gemm_testing.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace {
+
+using gemm_detail::GemmKernel;
+
+// Block sizes: the packed B block (kc x nc) stays in L2 while one A sliver
+// (mr x kc) stays in L1 and meets every B sliver of the block.
+constexpr GemmKernel kScalarKernel{"scalar-4x16",          gemm_detail::kScalarMr,
+                                   gemm_detail::kScalarNr, 256,
+                                   64,                     512,
+                                   gemm_detail::microKernelScalar,
+                                   gemm_detail::packBlockPortable};
+constexpr GemmKernel kAvx2Kernel{"avx2-6x16",           gemm_detail::kAvx2Mr,
+                                 gemm_detail::kAvx2Nr,  256,
+                                 96,                    512,
+                                 gemm_detail::microKernelAvx2,
+                                 gemm_detail::packBlockPortable};
+constexpr GemmKernel kAvx512Kernel{"avx512-8x48",          gemm_detail::kAvx512Mr,
+                                   gemm_detail::kAvx512Nr, 256,
+                                   144,                    480,
+                                   gemm_detail::microKernelAvx512,
+                                   gemm_detail::packBlockAvx512};
+constexpr const GemmKernel* kAllKernels[] = {&kScalarKernel, &kAvx2Kernel, &kAvx512Kernel};
+
+// Fewer fused multiply-adds than this per thread is not worth waking a thread.
+constexpr double kMinWorkPerPart = 1 << 20;
+
+bool cpuHasAvx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
+bool cpuHasAvx512() {
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && cpuHasAvx2();
+}
+
+const GemmKernel* detectKernel() {
+  if (cpuHasAvx512()) return &kAvx512Kernel;
+  if (cpuHasAvx2()) return &kAvx2Kernel;
+  return &kScalarKernel;
+}
+
+const GemmKernel* autoKernel() {
+  static const GemmKernel* const chosen = detectKernel();
+  return chosen;
+}
+
+std::atomic<const GemmKernel*> gForcedKernel{nullptr};
+std::atomic<int64_t> gKcOverride{0};
+std::atomic<int64_t> gMcOverride{0};
+std::atomic<int64_t> gNcOverride{0};
+
+int64_t roundUp(int64_t value, int64_t step) { return (value + step - 1) / step * step; }
+
+GemmKernel withBlocking(const GemmKernel& base, int64_t kc, int64_t mc, int64_t nc) {
+  GemmKernel k = base;
+  if (kc > 0) k.kc = kc;
+  if (mc > 0) k.mc = roundUp(mc, k.mr);
+  if (nc > 0) k.nc = roundUp(nc, k.nr);
+  return k;
+}
+
+GemmKernel activeKernel() {
+  const GemmKernel* forced = gForcedKernel.load(std::memory_order_acquire);
+  return withBlocking(forced ? *forced : *autoKernel(), gKcOverride.load(), gMcOverride.load(),
+                      gNcOverride.load());
+}
+
+struct SliceLayout {
+  int64_t packedAFloats;
+  int64_t packedBFloats;
+  int64_t tileFloats;
+  uint64_t bytes;
+};
+
+// Offsets are kept multiples of 16 floats so every part stays 64-byte aligned.
+SliceLayout sliceLayout(const GemmKernel& k) {
+  SliceLayout s;
+  s.packedAFloats = roundUp(k.mc * k.kc, 16);
+  s.packedBFloats = roundUp(k.kc * k.nc, 16);
+  s.tileFloats = roundUp(int64_t{k.mr} * k.nr, 16);
+  s.bytes = static_cast<uint64_t>(s.packedAFloats + s.packedBFloats + s.tileFloats) * sizeof(float);
+  return s;
+}
+
+struct Problem {
+  int64_t M, N, K;
+  MatrixView A, B;
+  float* C;
+  int64_t ldc;
+  bool accumulate;
+};
+
+// A ragged tile: compute the full tile into a temporary with the same kernel,
+// then apply exactly the same final step (store or add) to the valid part.
+void edgeTile(const GemmKernel& k, int64_t kb, const float* pa, const float* pb, float* c,
+              int64_t ldc, int64_t rows, int64_t cols, bool addToC, float* tile) {
+  k.run(kb, pa, pb, tile, k.nr, false);
+  for (int64_t i = 0; i < rows; ++i) {
+    float* row = c + i * ldc;
+    const float* t = tile + i * k.nr;
+    for (int64_t j = 0; j < cols; ++j) row[j] = addToC ? row[j] + t[j] : t[j];
+  }
+}
+
+// Sequential blocked GEMM on C[m0:m1, n0:n1] using one scratch slice.
+void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
+             float* slice) {
+  const SliceLayout layout = sliceLayout(k);
+  float* packedA = slice;
+  float* packedB = slice + layout.packedAFloats;
+  float* tile = packedB + layout.packedBFloats;
+  // K is cut into equal blocks of at most kc (576 -> 3 x 192, not 256 + 256 +
+  // 64): this depends on K and kc only, never on the part being computed.
+  const int64_t kBlocks = (p.K + k.kc - 1) / k.kc;
+  const int64_t kStep = (p.K + kBlocks - 1) / kBlocks;
+  for (int64_t jc = n0; jc < n1; jc += k.nc) {
+    const int64_t nb = std::min(k.nc, n1 - jc);
+    for (int64_t pc = 0; pc < p.K; pc += kStep) {
+      const int64_t kb = std::min(kStep, p.K - pc);
+      const bool addToC = p.accumulate || pc > 0;
+      gemm_detail::packB(p.B, pc, jc, kb, nb, k.nr, k.pack, packedB);
+      for (int64_t ic = m0; ic < m1; ic += k.mc) {
+        const int64_t mb = std::min(k.mc, m1 - ic);
+        gemm_detail::packA(p.A, ic, pc, mb, kb, k.mr, k.pack, packedA);
+        for (int64_t ir = 0; ir < mb; ir += k.mr) {
+          const float* pa = packedA + ir * kb;
+          const int64_t rows = std::min<int64_t>(k.mr, mb - ir);
+          for (int64_t jr = 0; jr < nb; jr += k.nr) {
+            const float* pb = packedB + jr * kb;
+            const int64_t cols = std::min<int64_t>(k.nr, nb - jr);
+            float* c = p.C + (ic + ir) * p.ldc + jc + jr;
+            if (rows == k.mr && cols == k.nr) {
+              k.run(kb, pa, pb, c, p.ldc, addToC);
+            } else {
+              edgeTile(k, kb, pa, pb, c, p.ldc, rows, cols, addToC, tile);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Splits C into a grid of tilesM x tilesN parts (at most maxParts, at least
+// one tile each), preferring the grid that repacks least: every column of
+// parts packs all of its A rows and every row of parts all of its B columns.
+void chooseGrid(int64_t M, int64_t N, int64_t tilesM, int64_t tilesN, int64_t maxParts,
+                int64_t* gridM, int64_t* gridN) {
+  for (int64_t parts = maxParts; parts > 1; --parts) {
+    double bestCost = -1.0;
+    for (int64_t gm = 1; gm <= parts; ++gm) {
+      if (parts % gm != 0) continue;
+      const int64_t gn = parts / gm;
+      if (gm > tilesM || gn > tilesN) continue;
+      const double cost = static_cast<double>(gn) * M + static_cast<double>(gm) * N;
+      if (bestCost < 0.0 || cost < bestCost) {
+        bestCost = cost;
+        *gridM = gm;
+        *gridN = gn;
+      }
+    }
+    if (bestCost >= 0.0) return;
+  }
+  *gridM = 1;
+  *gridN = 1;
+}
+
+void zeroMatrix(int64_t M, int64_t N, float* C, int64_t ldc) {
+  for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
+}
+
+}  // namespace
+
+void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
+           bool accumulate, void* scratch) {
+  if (M <= 0 || N <= 0) return;
+  if (K <= 0) {
+    if (!accumulate) zeroMatrix(M, N, C, ldc);
+    return;
+  }
+  const GemmKernel k = activeKernel();
+  const Problem problem{M, N, K, A, B, C, ldc, accumulate};
+  const int64_t tilesM = (M + k.mr - 1) / k.mr;
+  const int64_t tilesN = (N + k.nr - 1) / k.nr;
+  const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  const int64_t threads = computeThreadCount();
+  const int64_t wanted = static_cast<int64_t>(std::min<double>(threads, work / kMinWorkPerPart));
+  int64_t gridM = 1;
+  int64_t gridN = 1;
+  chooseGrid(M, N, tilesM, tilesN, std::max<int64_t>(wanted, 1), &gridM, &gridN);
+
+  float* const base = static_cast<float*>(scratch);
+  const int64_t sliceFloats = static_cast<int64_t>(sliceLayout(k).bytes / sizeof(float));
+  // Part index == slice index: parts are disjoint and each runs on one thread
+  // at a time, so no two threads ever share a slice.
+  auto runRange = [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      const int64_t pm = part / gridN;
+      const int64_t pn = part % gridN;
+      const int64_t m0 = std::min(M, tilesM * pm / gridM * k.mr);
+      const int64_t m1 = std::min(M, tilesM * (pm + 1) / gridM * k.mr);
+      const int64_t n0 = std::min(N, tilesN * pn / gridN * k.nr);
+      const int64_t n1 = std::min(N, tilesN * (pn + 1) / gridN * k.nr);
+      runPart(k, problem, m0, m1, n0, n1, base + part * sliceFloats);
+    }
+  };
+  const int64_t parts = gridM * gridN;
+  if (parts == 1) {
+    runRange(0, 1);
+  } else {
+    parallelFor(parts, runRange);
+  }
+}
+
+// The largest slice any kernel needs with its default blocks.
+uint64_t maxSliceBytes() {
+  uint64_t slice = 0;
+  for (const GemmKernel* k : kAllKernels) slice = std::max(slice, sliceLayout(*k).bytes);
+  return slice;
+}
+
+uint64_t gemmScratchBytes() {
+  return maxSliceBytes() * static_cast<uint64_t>(computeThreadCount());
+}
+
+const char* gemmKernelName() { return activeKernel().name; }
+
+bool overrideGemmBlockingForTesting(int64_t kc, int64_t mc, int64_t nc) {
+  if (kc < 0 || mc < 0 || nc < 0) return false;
+  for (const GemmKernel* k : kAllKernels) {
+    if (sliceLayout(withBlocking(*k, kc, mc, nc)).bytes > maxSliceBytes()) return false;
+  }
+  gKcOverride.store(kc);
+  gMcOverride.store(mc);
+  gNcOverride.store(nc);
+  return true;
+}
+
+bool gemmIsaSupported(GemmIsa isa) {
+  switch (isa) {
+    case GemmIsa::Auto:
+    case GemmIsa::Scalar:
+      return true;
+    case GemmIsa::Avx2:
+      return cpuHasAvx2();
+    case GemmIsa::Avx512:
+      return cpuHasAvx512();
+  }
+  return false;
+}
+
+bool forceGemmIsaForTesting(GemmIsa isa) {
+  if (!gemmIsaSupported(isa)) return false;
+  const GemmKernel* kernel = nullptr;
+  switch (isa) {
+    case GemmIsa::Auto:
+      kernel = nullptr;
+      break;
+    case GemmIsa::Scalar:
+      kernel = &kScalarKernel;
+      break;
+    case GemmIsa::Avx2:
+      kernel = &kAvx2Kernel;
+      break;
+    case GemmIsa::Avx512:
+      kernel = &kAvx512Kernel;
+      break;
+  }
+  gForcedKernel.store(kernel, std::memory_order_release);
+  return true;
+}
+
+}  // namespace kernels
+}  // namespace aclcpu

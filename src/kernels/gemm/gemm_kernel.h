@@ -1,0 +1,64 @@
+#pragma once
+// Internal to the gemm module: the register-blocked micro-kernels and the
+// cache-block sizes that go with each. Every kernel computes one mr x nr tile
+// of C from packed operands:
+//   packedA: kc steps of mr floats (A sliver, column p holds A[0..mr, p]),
+//   packedB: kc steps of nr floats (B sliver, 64-byte aligned),
+//   tile = sum over p in order of packedA[p] * packedB[p] (from zero), then
+//   C = addToC ? C + tile : tile.
+// Using the same operation sequence for every tile (ragged edges go through a
+// full-size temporary) keeps every element's arithmetic independent of where
+// the tile sits and of how C was split across threads.
+
+#include <cstdint>
+
+namespace aclcpu {
+namespace kernels {
+namespace gemm_detail {
+
+using MicroKernelFn = void (*)(int64_t kc, const float* packedA, const float* packedB, float* c,
+                               int64_t ldc, bool addToC);
+
+// Packs a block of `lines` lines of `depth` elements into ceil(lines / slot)
+// slivers of depth * slot floats: line l, step p is read from
+// src[l * lineStride + p * stepStride] and written to
+// dst[(l / slot) * depth * slot + p * slot + l % slot]; the missing lines of a
+// ragged last sliver are written as zero.
+using PackBlockFn = void (*)(const float* src, int64_t lineStride, int64_t stepStride,
+                             int64_t lines, int64_t depth, int slot, float* dst);
+
+struct GemmKernel {
+  const char* name;
+  int mr;
+  int nr;
+  int64_t kc;  // K block: fixed per kernel, never derived from threads or shapes
+  int64_t mc;  // multiple of mr
+  int64_t nc;  // multiple of nr
+  MicroKernelFn run;
+  PackBlockFn pack;
+};
+
+// Defined in ISA-specific files; call only after the matching cpuid check.
+void microKernelScalar(int64_t kc, const float* packedA, const float* packedB, float* c,
+                       int64_t ldc, bool addToC);
+void microKernelAvx2(int64_t kc, const float* packedA, const float* packedB, float* c, int64_t ldc,
+                     bool addToC);
+void microKernelAvx512(int64_t kc, const float* packedA, const float* packedB, float* c,
+                       int64_t ldc, bool addToC);
+
+void packBlockPortable(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
+                       int64_t depth, int slot, float* dst);
+void packBlockAvx512(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
+                     int64_t depth, int slot, float* dst);
+
+// Tile shapes of the kernels above (the single source of truth for mr/nr).
+constexpr int kScalarMr = 4;
+constexpr int kScalarNr = 16;
+constexpr int kAvx2Mr = 6;
+constexpr int kAvx2Nr = 16;
+constexpr int kAvx512Mr = 8;
+constexpr int kAvx512Nr = 48;
+
+}  // namespace gemm_detail
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,139 @@
+// AVX-512 sliver packing (see gemm_pack.h for the layout). Lines that are
+// contiguous along depth (row-major A, transposed B) are moved with 16 x 16
+// register transposes; steps that are contiguous (transposed A, row-major B)
+// with masked vector copies. Only called after a cpuid check.
+// Keep this file free of library templates (see gemm_microkernel_avx512.cpp).
+
+// GCC 12 reports its own _mm512_undefined_ps() inside the masked intrinsics
+// as uninitialised; the lanes it leaves undefined are always masked off.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <immintrin.h>
+
+#include "kernels/gemm/gemm_kernel.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace gemm_detail {
+namespace {
+
+int64_t clampTo16(int64_t value) { return value < 0 ? 0 : (value > 16 ? 16 : value); }
+
+__mmask16 firstLanes(int64_t count) {
+  return static_cast<__mmask16>((uint32_t{1} << clampTo16(count)) - 1u);
+}
+
+// r[i] holds row i of a 16 x 16 block; afterwards r[j] holds column j.
+void transpose16x16(__m512 r[16]) {
+  __m512 a[16];
+  for (int k = 0; k < 8; ++k) {
+    a[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+    a[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+  }
+  // b[4k + c], 128-bit lane L: rows 4k..4k+3 of column 4L + c.
+  __m512 b[16];
+  for (int k = 0; k < 4; ++k) {
+    const __m512d lo0 = _mm512_castps_pd(a[4 * k]);
+    const __m512d lo1 = _mm512_castps_pd(a[4 * k + 2]);
+    const __m512d hi0 = _mm512_castps_pd(a[4 * k + 1]);
+    const __m512d hi1 = _mm512_castps_pd(a[4 * k + 3]);
+    b[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
+    b[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
+    b[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
+    b[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
+  }
+  // Column 4L + c gathers lane L of b[c], b[4 + c], b[8 + c], b[12 + c].
+  for (int c = 0; c < 4; ++c) {
+    const __m512 c0 = _mm512_shuffle_f32x4(b[c], b[4 + c], 0x44);
+    const __m512 c1 = _mm512_shuffle_f32x4(b[c], b[4 + c], 0xEE);
+    const __m512 c2 = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0x44);
+    const __m512 c3 = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0xEE);
+    r[c] = _mm512_shuffle_f32x4(c0, c2, 0x88);
+    r[4 + c] = _mm512_shuffle_f32x4(c0, c2, 0xDD);
+    r[8 + c] = _mm512_shuffle_f32x4(c1, c3, 0x88);
+    r[12 + c] = _mm512_shuffle_f32x4(c1, c3, 0xDD);
+  }
+}
+
+// Each line is contiguous along depth: transpose 16 lines x 16 steps at a time.
+void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_t depth, int slot,
+                     float* dst) {
+  for (int64_t l0 = 0; l0 < slot; l0 += 16) {
+    const int64_t lines = clampTo16(width - l0);
+    const __mmask16 storeMask = firstLanes(slot - l0);
+    if (lines == 0) {
+      for (int64_t p = 0; p < depth; ++p) {
+        _mm512_mask_storeu_ps(dst + p * slot + l0, storeMask, _mm512_setzero_ps());
+      }
+      continue;
+    }
+    for (int64_t p0 = 0; p0 < depth; p0 += 16) {
+      const int64_t steps = clampTo16(depth - p0);
+      const __mmask16 loadMask = firstLanes(steps);
+      __m512 r[16];
+      for (int i = 0; i < 16; ++i) {
+        r[i] = i < lines ? _mm512_maskz_loadu_ps(loadMask, src + (l0 + i) * lineStride + p0)
+                         : _mm512_setzero_ps();
+      }
+      transpose16x16(r);
+      for (int j = 0; j < steps; ++j) {
+        _mm512_mask_storeu_ps(dst + (p0 + j) * slot + l0, storeMask, r[j]);
+      }
+    }
+  }
+}
+
+// Each step's lines are contiguous: stream whole steps across all slivers
+// (long sequential reads), masked copies, zero beyond the last line.
+void packCopying(const float* src, int64_t stepStride, int64_t lines, int64_t depth, int slot,
+                 float* dst) {
+  const int64_t slivers = (lines + slot - 1) / slot;
+  const int64_t sliverFloats = depth * slot;
+  for (int64_t p = 0; p < depth; ++p) {
+    const float* step = src + p * stepStride;
+    for (int64_t s = 0; s < slivers; ++s) {
+      const float* from = step + s * slot;
+      float* to = dst + s * sliverFloats + p * slot;
+      const int64_t width = lines - s * slot;
+      for (int64_t l0 = 0; l0 < slot; l0 += 16) {
+        const __m512 v = _mm512_maskz_loadu_ps(firstLanes(width - l0), from + l0);
+        _mm512_mask_storeu_ps(to + l0, firstLanes(slot - l0), v);
+      }
+    }
+  }
+}
+
+// Neither stride is 1: plain element copies.
+void packGeneral(const float* src, int64_t lineStride, int64_t stepStride, int64_t width,
+                 int64_t depth, int slot, float* dst) {
+  for (int64_t p = 0; p < depth; ++p) {
+    for (int64_t l = 0; l < slot; ++l) {
+      dst[p * slot + l] = l < width ? src[l * lineStride + p * stepStride] : 0.0f;
+    }
+  }
+}
+
+}  // namespace
+
+void packBlockAvx512(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
+                     int64_t depth, int slot, float* dst) {
+  if (lineStride == 1) {
+    packCopying(src, stepStride, lines, depth, slot, dst);
+    return;
+  }
+  for (int64_t s = 0; s * slot < lines; ++s) {
+    const float* from = src + s * slot * lineStride;
+    float* to = dst + s * depth * slot;
+    const int64_t width = lines - s * slot < slot ? lines - s * slot : slot;
+    if (stepStride == 1) {
+      packTransposing(from, lineStride, width, depth, slot, to);
+    } else {
+      packGeneral(from, lineStride, stepStride, width, depth, slot, to);
+    }
+  }
+}
+
+}  // namespace gemm_detail
+}  // namespace kernels
+}  // namespace aclcpu

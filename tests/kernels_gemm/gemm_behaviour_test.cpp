@@ -1,0 +1,256 @@
+// Exactness, empty sizes, determinism across thread counts, nesting inside a
+// parallel region, and the ISA dispatch hooks.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/thread_pool.h"
+#include "gemm_test_support.h"
+
+namespace gemm_test {
+namespace {
+
+using aclcpu::kernels::gemmScratchBytes;
+using aclcpu::kernels::sgemm;
+
+std::vector<GemmIsa> supportedIsas() {
+  std::vector<GemmIsa> isas;
+  for (GemmIsa isa : {GemmIsa::Scalar, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (aclcpu::kernels::gemmIsaSupported(isa)) isas.push_back(isa);
+  }
+  return isas;
+}
+
+// Restores the default pool size when a test changes it.
+class ThreadCountGuard {
+ public:
+  ~ThreadCountGuard() { aclcpu::setComputeThreadCount(0); }
+};
+
+// Small integers keep every partial sum exact in fp32 (|sum| < 2^24), so the
+// result must equal the integer product exactly, whatever the blocking.
+TEST(GemmExact, SmallIntegersGiveExactProducts) {
+  const int64_t M = 37, N = 75, K = 700;
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> digit(-3, 3);
+  Operand a(M, K, Layout::RowMajor);
+  Operand b(K, N, Layout::ColMajor);
+  a.fill([&] { return static_cast<float>(digit(rng)); });
+  b.fill([&] { return static_cast<float>(digit(rng)); });
+  std::vector<int64_t> exact(M * N, 0);
+  for (int64_t i = 0; i < M; ++i) {
+    for (int64_t j = 0; j < N; ++j) {
+      for (int64_t k = 0; k < K; ++k) {
+        exact[i * N + j] += static_cast<int64_t>(a.at(i, k)) * static_cast<int64_t>(b.at(k, j));
+      }
+    }
+  }
+  for (GemmIsa isa : supportedIsas()) {
+    SCOPED_TRACE(isaName(isa));
+    ForcedIsa forced(isa);
+    ASSERT_TRUE(forced.ok());
+    for (bool accumulate : {false, true}) {
+      OutputMatrix out(M, N);
+      for (int64_t i = 0; i < M; ++i) {
+        for (int64_t j = 0; j < N; ++j) out.at(i, j) = accumulate ? static_cast<float>(i - j) : 0.f;
+      }
+      Scratch scratch;
+      sgemm(M, N, K, a.view(), b.view(), out.data.data(), out.ldc, accumulate, scratch.get());
+      for (int64_t i = 0; i < M; ++i) {
+        for (int64_t j = 0; j < N; ++j) {
+          const double want = static_cast<double>(exact[i * N + j] + (accumulate ? i - j : 0));
+          ASSERT_EQ(out.at(i, j), want) << "at (" << i << "," << j << ") accumulate=" << accumulate;
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmExact, HandComputedTwoByTwo) {
+  // [1 2; 3 4] * [5 6; 7 8] = [19 22; 43 50]; plus the old C when accumulating.
+  const float a[] = {1, 2, 3, 4};
+  const float b[] = {5, 6, 7, 8};
+  float c[] = {1, 1, 1, 1};
+  Scratch scratch;
+  sgemm(2, 2, 2, MatrixView{a, 2, 1}, MatrixView{b, 2, 1}, c, 2, true, scratch.get());
+  EXPECT_EQ(c[0], 20.0f);
+  EXPECT_EQ(c[1], 23.0f);
+  EXPECT_EQ(c[2], 44.0f);
+  EXPECT_EQ(c[3], 51.0f);
+  // Transposed views of the same storage: A^T * B^T = (B A)^T = [23 31; 34 46].
+  sgemm(2, 2, 2, MatrixView{a, 1, 2}, MatrixView{b, 1, 2}, c, 2, false, scratch.get());
+  EXPECT_EQ(c[0], 23.0f);
+  EXPECT_EQ(c[1], 31.0f);
+  EXPECT_EQ(c[2], 34.0f);
+  EXPECT_EQ(c[3], 46.0f);
+}
+
+TEST(GemmEdgeSizes, ZeroKClearsOrKeepsC) {
+  std::vector<float> c(3 * 5, 2.5f);
+  Scratch scratch;
+  const float dummy = 1.0f;
+  const MatrixView none{&dummy, 0, 0};
+  sgemm(3, 4, 0, none, none, c.data(), 5, true, scratch.get());
+  for (float v : c) EXPECT_EQ(v, 2.5f);
+  c.assign(c.size(), std::nanf(""));
+  sgemm(3, 4, 0, none, none, c.data(), 5, false, scratch.get());
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 5; ++j) {
+      if (j < 4) {
+        EXPECT_EQ(c[i * 5 + j], 0.0f);
+      } else {
+        EXPECT_TRUE(std::isnan(c[i * 5 + j])) << "column past N was written";
+      }
+    }
+  }
+}
+
+TEST(GemmEdgeSizes, ZeroMOrNTouchesNothing) {
+  const float a[] = {1, 2, 3};
+  float c[] = {7, 7, 7};
+  Scratch scratch;
+  sgemm(0, 3, 1, MatrixView{a, 1, 1}, MatrixView{a, 3, 1}, c, 3, false, scratch.get());
+  sgemm(1, 0, 3, MatrixView{a, 3, 1}, MatrixView{a, 1, 1}, c, 3, false, scratch.get());
+  for (float v : c) EXPECT_EQ(v, 7.0f);
+}
+
+// The result must be bit-identical for 1, 2 and 3 threads: C is split
+// differently (along M or N, at different tiles) but K never is.
+TEST(GemmDeterminism, BitIdenticalAcrossThreadCounts) {
+  ThreadCountGuard restore;
+  struct Shape {
+    int64_t M, N, K;
+  };
+  const Shape shapes[] = {{64, 700, 300}, {700, 40, 530}, {151, 149, 257}};
+  for (GemmIsa isa : supportedIsas()) {
+    ForcedIsa forced(isa);
+    ASSERT_TRUE(forced.ok());
+    for (const Shape& s : shapes) {
+      SCOPED_TRACE(std::string(isaName(isa)) + " M=" + std::to_string(s.M) +
+                   " N=" + std::to_string(s.N) + " K=" + std::to_string(s.K));
+      std::mt19937 rng(11);
+      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+      Operand a(s.M, s.K, Layout::RowMajor);
+      Operand b(s.K, s.N, Layout::RowMajor);
+      a.fill([&] { return dist(rng); });
+      b.fill([&] { return dist(rng); });
+      std::vector<float> first;
+      for (int threads : {1, 2, 3}) {
+        aclcpu::setComputeThreadCount(threads);
+        Scratch scratch;  // sized after the thread count change, as documented
+        OutputMatrix out(s.M, s.N);
+        for (float& v : out.data) v = 0.25f;
+        sgemm(s.M, s.N, s.K, a.view(), b.view(), out.data.data(), out.ldc, true, scratch.get());
+        ASSERT_TRUE(scratch.guardIntact());
+        if (first.empty()) {
+          first = out.data;
+        } else {
+          ASSERT_EQ(0, std::memcmp(first.data(), out.data.data(), first.size() * sizeof(float)))
+              << threads << " threads differ from 1 thread";
+        }
+      }
+    }
+  }
+}
+
+// Convolution passes may call sgemm from inside their own parallel region;
+// sgemm then runs inline and must give the same bits.
+TEST(GemmDeterminism, NestedInsideParallelRegion) {
+  ThreadCountGuard restore;
+  aclcpu::setComputeThreadCount(2);
+  const int64_t M = 96, N = 400, K = 200;
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Operand a(M, K, Layout::RowMajor);
+  Operand b(K, N, Layout::ColMajor);
+  a.fill([&] { return dist(rng); });
+  b.fill([&] { return dist(rng); });
+  OutputMatrix direct(M, N);
+  Scratch directScratch;
+  sgemm(M, N, K, a.view(), b.view(), direct.data.data(), direct.ldc, false, directScratch.get());
+
+  std::vector<OutputMatrix> nested(4, OutputMatrix(M, N));
+  std::vector<Scratch> scratches(4);
+  aclcpu::parallelFor(4, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      sgemm(M, N, K, a.view(), b.view(), nested[i].data.data(), nested[i].ldc, false,
+            scratches[i].get());
+    }
+  });
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(scratches[i].guardIntact());
+    EXPECT_EQ(0, std::memcmp(direct.data.data(), nested[i].data.data(),
+                             direct.data.size() * sizeof(float)));
+  }
+}
+
+TEST(GemmDispatch, ScratchCoversEveryThread) {
+  ThreadCountGuard restore;
+  aclcpu::setComputeThreadCount(1);
+  const uint64_t one = gemmScratchBytes();
+  aclcpu::setComputeThreadCount(3);
+  EXPECT_GT(one, 0u);
+  EXPECT_EQ(gemmScratchBytes(), 3 * one);
+  EXPECT_EQ(one % 64, 0u);
+}
+
+TEST(GemmDispatch, BlockingOverrideMustFitTheScratch) {
+  EXPECT_FALSE(aclcpu::kernels::overrideGemmBlockingForTesting(1 << 20, 0, 0));
+  EXPECT_FALSE(aclcpu::kernels::overrideGemmBlockingForTesting(-1, 0, 0));
+  EXPECT_TRUE(aclcpu::kernels::overrideGemmBlockingForTesting(16, 16, 64));
+  EXPECT_TRUE(aclcpu::kernels::overrideGemmBlockingForTesting(0, 0, 0));
+}
+
+// Many parts and many blocks per part must still give identical bits.
+TEST(GemmDeterminism, TinyBlocksAcrossThreadCounts) {
+  ThreadCountGuard restore;
+  struct RestoreBlocks {
+    ~RestoreBlocks() { aclcpu::kernels::overrideGemmBlockingForTesting(0, 0, 0); }
+  } restoreBlocks;
+  ASSERT_TRUE(aclcpu::kernels::overrideGemmBlockingForTesting(9, 16, 64));
+  const int64_t M = 300, N = 257, K = 100;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Operand a(M, K, Layout::ColMajor);
+  Operand b(K, N, Layout::RowMajor);
+  a.fill([&] { return dist(rng); });
+  b.fill([&] { return dist(rng); });
+  std::vector<float> first;
+  for (int threads : {1, 2}) {
+    aclcpu::setComputeThreadCount(threads);
+    Scratch scratch;
+    OutputMatrix out(M, N);
+    sgemm(M, N, K, a.view(), b.view(), out.data.data(), out.ldc, false, scratch.get());
+    ASSERT_TRUE(scratch.guardIntact());
+    if (first.empty()) {
+      first = out.data;
+    } else {
+      ASSERT_EQ(0, std::memcmp(first.data(), out.data.data(), first.size() * sizeof(float)));
+    }
+  }
+}
+
+TEST(GemmDispatch, ForcingAnIsaChangesTheKernelName) {
+  const std::string automatic = aclcpu::kernels::gemmKernelName();
+  EXPECT_FALSE(automatic.empty());
+  {
+    ForcedIsa forced(GemmIsa::Scalar);
+    ASSERT_TRUE(forced.ok());
+    EXPECT_EQ(std::string(aclcpu::kernels::gemmKernelName()).rfind("scalar", 0), 0u);
+  }
+  EXPECT_EQ(automatic, aclcpu::kernels::gemmKernelName());
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq")) {
+    EXPECT_EQ(automatic.rfind("avx512", 0), 0u);
+  } else if (!__builtin_cpu_supports("avx2")) {
+    EXPECT_FALSE(aclcpu::kernels::forceGemmIsaForTesting(GemmIsa::Avx2));
+  }
+}
+
+}  // namespace
+}  // namespace gemm_test
