@@ -2,9 +2,9 @@
 // convolution-like shapes on 1 and 2 threads. Usage: gemm_bench [seconds-per-case]
 
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <vector>
 
@@ -108,9 +108,10 @@ int main(int argc, char** argv) {
   if (__builtin_cpu_supports("avx512f")) {
     const double ghz = probeClockGhz(0.3);
     const double gflops = probeFmaGflops(0.3);
-    std::printf("core clock ~%.2f GHz; one-core AVX-512 FMA peak measured %.1f GFLOP/s "
-                "(%.1f FLOP/cycle)\n",
-                ghz, gflops, gflops / ghz);
+    std::printf(
+        "core clock ~%.2f GHz; one-core AVX-512 FMA peak measured %.1f GFLOP/s "
+        "(%.1f FLOP/cycle)\n",
+        ghz, gflops, gflops / ghz);
   }
   std::printf("GFLOP/s: per wall-clock second, and per CPU-second of one thread (1T cpu)\n");
   std::printf("%-8s %6s %6s %6s %10s %10s %10s\n", "shape", "M", "N", "K", "1T", "1T cpu", "2T");

@@ -23,8 +23,8 @@ struct Case {
 
 std::string describe(const Case& c, GemmIsa isa, bool accumulate) {
   char text[160];
-  std::snprintf(text, sizeof(text), "%s M=%lld N=%lld K=%lld A=%s B=%s accumulate=%d",
-                isaName(isa), static_cast<long long>(c.M), static_cast<long long>(c.N),
+  std::snprintf(text, sizeof(text), "%s M=%lld N=%lld K=%lld A=%s B=%s accumulate=%d", isaName(isa),
+                static_cast<long long>(c.M), static_cast<long long>(c.N),
                 static_cast<long long>(c.K), layoutName(c.a), layoutName(c.b), accumulate);
   return text;
 }
@@ -88,8 +88,8 @@ class GemmAccuracy : public ::testing::TestWithParam<GemmIsa> {};
 TEST_P(GemmAccuracy, TinyAndPrimeShapes) {
   ForcedIsa forced(GetParam());
   ASSERT_TRUE(forced.ok());
-  const Case cases[] = {{1, 1, 1},  {1, 1, 7},   {1, 37, 5},  {29, 1, 11},
-                        {2, 3, 5},  {7, 13, 17}, {31, 37, 41}, {97, 89, 83}};
+  const Case cases[] = {{1, 1, 1}, {1, 1, 7},   {1, 37, 5},   {29, 1, 11},
+                        {2, 3, 5}, {7, 13, 17}, {31, 37, 41}, {97, 89, 83}};
   uint32_t seed = 1;
   for (const Case& c : cases) {
     for (bool accumulate : {false, true}) checkCase(c, GetParam(), accumulate, seed++);
@@ -114,10 +114,9 @@ TEST_P(GemmAccuracy, RaggedTileEdges) {
 TEST_P(GemmAccuracy, CacheBlockEdges) {
   ForcedIsa forced(GetParam());
   ASSERT_TRUE(forced.ok());
-  const Case cases[] = {{13, 40, 255},  {13, 40, 256}, {13, 40, 257},  {9, 33, 513},
-                        {143, 20, 30},  {145, 20, 30}, {289, 19, 21},  {10, 511, 20},
-                        {10, 513, 20},  {7, 1025, 16}, {150, 530, 260}, {3, 481, 5},
-                        {65, 960, 7}};
+  const Case cases[] = {{13, 40, 255},   {13, 40, 256}, {13, 40, 257}, {9, 33, 513},  {143, 20, 30},
+                        {145, 20, 30},   {289, 19, 21}, {10, 511, 20}, {10, 513, 20}, {7, 1025, 16},
+                        {150, 530, 260}, {3, 481, 5},   {65, 960, 7}};
   uint32_t seed = 200;
   for (const Case& c : cases) {
     for (bool accumulate : {false, true}) checkCase(c, GetParam(), accumulate, seed++);
@@ -134,8 +133,7 @@ TEST_P(GemmAccuracy, LargeK) {
 TEST_P(GemmAccuracy, StridedAndTransposedViews) {
   ForcedIsa forced(GetParam());
   ASSERT_TRUE(forced.ok());
-  const Layout layouts[] = {Layout::RowMajor, Layout::ColMajor, Layout::Strided,
-                            Layout::Reversed};
+  const Layout layouts[] = {Layout::RowMajor, Layout::ColMajor, Layout::Strided, Layout::Reversed};
   uint32_t seed = 400;
   for (Layout la : layouts) {
     for (Layout lb : layouts) {

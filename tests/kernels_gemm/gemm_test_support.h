@@ -21,11 +21,11 @@ using aclcpu::kernels::MatrixView;
 
 // How a rows x cols operand is laid out in memory.
 enum class Layout {
-  RowMajor,    // padded leading dimension, unit column stride
-  ColMajor,    // transposed: unit row stride
-  Strided,     // neither stride is 1
-  Reversed,    // negative strides: rows and columns run backwards
-  Broadcast,   // row stride 0: every row is the same
+  RowMajor,   // padded leading dimension, unit column stride
+  ColMajor,   // transposed: unit row stride
+  Strided,    // neither stride is 1
+  Reversed,   // negative strides: rows and columns run backwards
+  Broadcast,  // row stride 0: every row is the same
 };
 
 inline const char* layoutName(Layout layout) {

@@ -14,27 +14,25 @@ namespace {
 
 using gemm_detail::GemmKernel;
 
-// Block sizes: the packed B block (kc x nc) stays in L2 while one A sliver
-// (mr x kc) stays in L1 and meets every B sliver of the block.
-constexpr GemmKernel kScalarKernel{"scalar-4x16",          gemm_detail::kScalarMr,
-                                   gemm_detail::kScalarNr, 256,
-                                   64,                     512,
-                                   gemm_detail::microKernelScalar,
-                                   gemm_detail::packBlockPortable};
-constexpr GemmKernel kAvx2Kernel{"avx2-6x16",           gemm_detail::kAvx2Mr,
-                                 gemm_detail::kAvx2Nr,  256,
-                                 96,                    512,
-                                 gemm_detail::microKernelAvx2,
-                                 gemm_detail::packBlockPortable};
-constexpr GemmKernel kAvx512Kernel{"avx512-8x48",          gemm_detail::kAvx512Mr,
-                                   gemm_detail::kAvx512Nr, 256,
-                                   144,                    480,
-                                   gemm_detail::microKernelAvx512,
-                                   gemm_detail::packBlockAvx512};
+// Block sizes: the packed B block (kc x nc, L2) is met by one A sliver
+// (mr x kc, L1) at a time. They depend on the kernel only, never on threads
+// or shapes, so every element's summation order is fixed.
+// clang-format off
+// Fields: name, mr, nr, kc, mc, nc, micro-kernel, packer.
+constexpr GemmKernel kScalarKernel{"scalar-4x16", gemm_detail::kScalarMr, gemm_detail::kScalarNr,
+                                   256, 64, 512,
+                                   gemm_detail::microKernelScalar, gemm_detail::packBlockPortable};
+constexpr GemmKernel kAvx2Kernel{"avx2-6x16", gemm_detail::kAvx2Mr, gemm_detail::kAvx2Nr,
+                                 256, 96, 512,
+                                 gemm_detail::microKernelAvx2, gemm_detail::packBlockPortable};
+constexpr GemmKernel kAvx512Kernel{"avx512-8x48", gemm_detail::kAvx512Mr, gemm_detail::kAvx512Nr,
+                                   256, 144, 480,
+                                   gemm_detail::microKernelAvx512, gemm_detail::packBlockAvx512};
+// clang-format on
 constexpr const GemmKernel* kAllKernels[] = {&kScalarKernel, &kAvx2Kernel, &kAvx512Kernel};
 
-// Fewer fused multiply-adds than this per thread is not worth waking a thread.
-constexpr double kMinWorkPerPart = 1 << 20;
+// Fewer multiply-adds than this per thread (~10 us) is not worth waking one.
+constexpr double kMinWorkPerPart = 1 << 21;
 
 bool cpuHasAvx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 bool cpuHasAvx512() {
@@ -155,7 +153,7 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
 // parts packs all of its A rows and every row of parts all of its B columns.
 void chooseGrid(int64_t M, int64_t N, int64_t tilesM, int64_t tilesN, int64_t maxParts,
                 int64_t* gridM, int64_t* gridN) {
-  for (int64_t parts = maxParts; parts > 1; --parts) {
+  for (int64_t parts = std::min(maxParts, tilesM * tilesN); parts > 1; --parts) {
     double bestCost = -1.0;
     for (int64_t gm = 1; gm <= parts; ++gm) {
       if (parts % gm != 0) continue;
@@ -172,6 +170,13 @@ void chooseGrid(int64_t M, int64_t N, int64_t tilesM, int64_t tilesN, int64_t ma
   }
   *gridM = 1;
   *gridN = 1;
+}
+
+// The largest slice any kernel needs with its default blocks.
+uint64_t maxSliceBytes() {
+  uint64_t slice = 0;
+  for (const GemmKernel* k : kAllKernels) slice = std::max(slice, sliceLayout(*k).bytes);
+  return slice;
 }
 
 void zeroMatrix(int64_t M, int64_t N, float* C, int64_t ldc) {
@@ -219,13 +224,6 @@ void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C
   } else {
     parallelFor(parts, runRange);
   }
-}
-
-// The largest slice any kernel needs with its default blocks.
-uint64_t maxSliceBytes() {
-  uint64_t slice = 0;
-  for (const GemmKernel* k : kAllKernels) slice = std::max(slice, sliceLayout(*k).bytes);
-  return slice;
 }
 
 uint64_t gemmScratchBytes() {

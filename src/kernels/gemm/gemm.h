@@ -26,11 +26,14 @@ struct MatrixView {
 void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
            bool accumulate, void* scratch);
 
-// Scratch bytes sgemm needs for any M, N, K (a constant: packing buffers for
-// every pool thread).
+// Scratch bytes sgemm needs for any M, N, K: one slice of packing buffers
+// per pool thread, so it is a constant for a given computeThreadCount(). Size
+// (or re-size) scratch after any setComputeThreadCount(): sgemm may use as
+// many slices as computeThreadCount() reports when it is called. A multiple
+// of 64.
 uint64_t gemmScratchBytes();
 
-// Name of the micro-kernel chosen for this CPU, e.g. "avx512-16x12".
+// Name of the micro-kernel chosen for this CPU, e.g. "avx512-8x48".
 const char* gemmKernelName();
 
 }  // namespace kernels

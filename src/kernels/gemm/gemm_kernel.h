@@ -3,7 +3,7 @@
 // cache-block sizes that go with each. Every kernel computes one mr x nr tile
 // of C from packed operands:
 //   packedA: kc steps of mr floats (A sliver, column p holds A[0..mr, p]),
-//   packedB: kc steps of nr floats (B sliver, 64-byte aligned),
+//   packedB: kc steps of nr floats (B sliver),
 //   tile = sum over p in order of packedA[p] * packedB[p] (from zero), then
 //   C = addToC ? C + tile : tile.
 // Using the same operation sequence for every tile (ragged edges go through a

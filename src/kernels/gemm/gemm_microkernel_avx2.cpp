@@ -28,7 +28,7 @@ void microKernelAvx2(int64_t kc, const float* packedA, const float* packedB, flo
     const float* b = packedB + p * kAvx2Nr;
     __m256 bv[nv];
 #pragma GCC unroll 8
-    for (int j = 0; j < nv; ++j) bv[j] = _mm256_load_ps(b + 8 * j);
+    for (int j = 0; j < nv; ++j) bv[j] = _mm256_loadu_ps(b + 8 * j);
 #pragma GCC unroll 16
     for (int i = 0; i < mr; ++i) {
       const __m256 av = _mm256_broadcast_ss(a + i);

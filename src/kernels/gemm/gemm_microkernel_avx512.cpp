@@ -37,7 +37,7 @@ void microKernelAvx512(int64_t kc, const float* packedA, const float* packedB, f
     const float* b = packedB + p * kAvx512Nr;
     __m512 bv[nv];
 #pragma GCC unroll 8
-    for (int j = 0; j < nv; ++j) bv[j] = _mm512_load_ps(b + 16 * j);
+    for (int j = 0; j < nv; ++j) bv[j] = _mm512_loadu_ps(b + 16 * j);
 #pragma GCC unroll 16
     for (int i = 0; i < mr; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);

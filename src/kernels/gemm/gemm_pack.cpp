@@ -16,8 +16,13 @@ void packBlockPortable(const float* src, int64_t lineStride, int64_t stepStride,
   const int64_t slivers = (lines + slot - 1) / slot;
   const int64_t sliverFloats = depth * slot;
   if (lineStride == 1) {
+    constexpr int64_t kStepsAhead = 6;  // the hardware prefetchers start each step too late
     for (int64_t p = 0; p < depth; ++p) {
       const float* step = src + p * stepStride;
+      if (p + kStepsAhead < depth) {
+        const float* later = step + kStepsAhead * stepStride;
+        for (int64_t l = 0; l < lines; l += 16) __builtin_prefetch(later + l, 0, 3);
+      }
       for (int64_t s = 0; s < slivers; ++s) {
         const int64_t width = std::min<int64_t>(slot, lines - s * slot);
         float* to = dst + s * sliverFloats + p * slot;

@@ -1,4 +1,4 @@
-// AVX-512 sliver packing (see gemm_pack.h for the layout). Lines that are
+// AVX-512 block packing (layout: PackBlockFn in gemm_kernel.h). Lines that are
 // contiguous along depth (row-major A, transposed B) are moved with 16 x 16
 // register transposes; steps that are contiguous (transposed A, row-major B)
 // with masked vector copies. Only called after a cpuid check.
@@ -17,6 +17,8 @@ namespace aclcpu {
 namespace kernels {
 namespace gemm_detail {
 namespace {
+
+constexpr int64_t kStepsAhead = 6;
 
 int64_t clampTo16(int64_t value) { return value < 0 ? 0 : (value > 16 ? 16 : value); }
 
@@ -71,6 +73,13 @@ void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_
     for (int64_t p0 = 0; p0 < depth; p0 += 16) {
       const int64_t steps = clampTo16(depth - p0);
       const __mmask16 loadMask = firstLanes(steps);
+      if (p0 + 16 * kStepsAhead < depth) {
+        for (int64_t i = 0; i < lines; ++i) {
+          _mm_prefetch(
+              reinterpret_cast<const char*>(src + (l0 + i) * lineStride + p0 + 16 * kStepsAhead),
+              _MM_HINT_T0);
+        }
+      }
       __m512 r[16];
       for (int i = 0; i < 16; ++i) {
         r[i] = i < lines ? _mm512_maskz_loadu_ps(loadMask, src + (l0 + i) * lineStride + p0)
@@ -92,6 +101,14 @@ void packCopying(const float* src, int64_t stepStride, int64_t lines, int64_t de
   const int64_t sliverFloats = depth * slot;
   for (int64_t p = 0; p < depth; ++p) {
     const float* step = src + p * stepStride;
+    // Each step is a separate stream for the hardware prefetchers, which
+    // start too late when B comes from memory: fetch a few steps ahead.
+    if (p + kStepsAhead < depth) {
+      const char* later = reinterpret_cast<const char*>(step + kStepsAhead * stepStride);
+      for (int64_t byte = 0; byte < lines * int64_t{sizeof(float)}; byte += 64) {
+        _mm_prefetch(later + byte, _MM_HINT_T0);
+      }
+    }
     for (int64_t s = 0; s < slivers; ++s) {
       const float* from = step + s * slot;
       float* to = dst + s * sliverFloats + p * slot;
