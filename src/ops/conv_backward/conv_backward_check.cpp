@@ -7,6 +7,7 @@
 
 #include "common/checked_math.h"
 #include "ops/common/op_status.h"
+#include "ops/common/tensor_checks.h"
 #include "ops/conv_backward/conv_backward_args.h"
 
 namespace aclcpu {
@@ -17,17 +18,7 @@ const char* const kApi = kConvBackwardPhase1;
 
 using Dims = std::vector<int64_t>;
 
-int64_t elementCount(const aclTensor* t) {
-  int64_t count = 1;
-  for (int64_t d : t->viewShape) count *= d;  // overflow excluded by checkSizes()
-  return count;
-}
-
 int rank(const aclTensor* t) { return static_cast<int>(t->viewShape.size()); }
-
-bool isConvFloat(aclDataType type) {
-  return type == ACL_FLOAT || type == ACL_FLOAT16 || type == ACL_BF16;
-}
 
 aclDataType promote(aclDataType a, aclDataType b) { return a == b ? a : ACL_FLOAT; }
 
@@ -66,18 +57,20 @@ aclnnStatus checkNulls(const ConvBackwardArgs& a) {
   return kSuccess;
 }
 
+// The six tensors in the order the spec checks them; outputs may be null.
+struct AllTensors {
+  NamedTensor list[6];
+  explicit AllTensors(const ConvBackwardArgs& a)
+      : list{{a.gradOutput, "gradOutput"}, {a.input, "input"},           {a.weight, "weight"},
+             {a.gradInput, "gradInput"},   {a.gradWeight, "gradWeight"}, {a.gradBias, "gradBias"}} {
+  }
+};
+
 // Step 2.
 aclnnStatus checkDtypes(const ConvBackwardArgs& a) {
-  const struct {
-    const aclTensor* tensor;
-    const char* name;
-  } tensors[] = {{a.gradOutput, "gradOutput"}, {a.input, "input"},
-                 {a.weight, "weight"},         {a.gradInput, "gradInput"},
-                 {a.gradWeight, "gradWeight"}, {a.gradBias, "gradBias"}};
-  for (const auto& t : tensors) {
-    if (t.tensor && !isConvFloat(t.tensor->dataType))
-      return fail(kParamInvalid, kApi, "%s: expected dtype FLOAT, FLOAT16 or BF16, got %s", t.name,
-                  dataTypeName(t.tensor->dataType).c_str());
+  for (const NamedTensor& t : AllTensors(a).list) {
+    const aclnnStatus s = checkConvDtype(kApi, t);
+    if (s != kSuccess) return s;
   }
   return kSuccess;
 }
@@ -127,21 +120,9 @@ aclnnStatus checkFormats(const ConvBackwardArgs& a) {
 
 // Project decision 5: sizes must fit 64-bit arithmetic.
 aclnnStatus checkSizes(const ConvBackwardArgs& a) {
-  const struct {
-    const aclTensor* tensor;
-    const char* name;
-  } tensors[] = {{a.gradOutput, "gradOutput"}, {a.input, "input"},
-                 {a.weight, "weight"},         {a.gradInput, "gradInput"},
-                 {a.gradWeight, "gradWeight"}, {a.gradBias, "gradBias"}};
-  for (const auto& t : tensors) {
-    if (!t.tensor) continue;
-    int64_t count = 0, bytes = 0;
-    if (!checkedProduct(t.tensor->viewShape.data(), t.tensor->viewShape.size(), &count) ||
-        !checkedMul(count, int64_t{4}, &bytes))
-      return fail(kParamInvalid, kApi,
-                  "%s: expected non-negative dims whose element count and byte size fit in 64 "
-                  "bits, got shape %s",
-                  t.name, shapeString(t.tensor->viewShape).c_str());
+  for (const NamedTensor& t : AllTensors(a).list) {
+    const aclnnStatus s = checkFitsIn64Bits(kApi, t);
+    if (s != kSuccess) return s;
   }
   return kSuccess;
 }

@@ -10,6 +10,7 @@
 #include "ops/common/conv_plan.h"
 #include "ops/common/cube_math.h"
 #include "ops/common/op_status.h"
+#include "ops/common/tensor_checks.h"
 #include "ops/common/tensor_views.h"
 #include "ops/conv_tbc_backward/conv_tbc_backward_check.h"
 
@@ -36,15 +37,9 @@ TensorRole kernelMajorWeightRole(bool isOutput, int index) {
   return role;
 }
 
-int64_t count(const aclTensor* t) {
-  int64_t n = 1;
-  for (int64_t d : t->viewShape) n *= d;
-  return n;
-}
-
 ConvBackwardProblem normaliseConvTbc(const ConvTbcBackwardArgs& a) {
   ConvBackwardProblem p;
-  p.empty = count(a.input) == 0 || count(a.weight) == 0 || count(a.bias) == 0;
+  p.empty = elementCount(a.input) == 0 || elementCount(a.weight) == 0 || elementCount(a.bias) == 0;
   p.computeGradInput = p.computeGradWeight = p.computeGradBias = true;
   p.fillGradInputWhenEmpty = true;  // K == 0: the true gradInput is zero
   p.x = timeMajorRole(false, kInput);

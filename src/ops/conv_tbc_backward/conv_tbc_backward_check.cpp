@@ -4,6 +4,7 @@
 
 #include "common/checked_math.h"
 #include "ops/common/op_status.h"
+#include "ops/common/tensor_checks.h"
 
 namespace aclcpu {
 namespace ops {
@@ -11,14 +12,7 @@ namespace {
 
 const char* const kApi = kConvTbcPhase1;
 
-struct Named {
-  const aclTensor* tensor;
-  const char* name;
-};
-
-bool isConvFloat(aclDataType type) {
-  return type == ACL_FLOAT || type == ACL_FLOAT16 || type == ACL_BF16;
-}
+using Named = NamedTensor;
 
 aclnnStatus checkShape(const aclTensor* t, const char* name, const std::vector<int64_t>& expected,
                        const char* what) {
@@ -44,10 +38,9 @@ aclnnStatus checkConvTbcBackward(const ConvTbcBackwardArgs& a) {
     return fail(kParamNullptr, kApi, "executor: expected a non-null pointer, got nullptr");
 
   // Step 2: dtypes.
+  aclnnStatus s;
   for (const auto& t : all)
-    if (!isConvFloat(t.tensor->dataType))
-      return fail(kParamInvalid, kApi, "%s: expected dtype FLOAT, FLOAT16 or BF16, got %s", t.name,
-                  dataTypeName(t.tensor->dataType).c_str());
+    if ((s = checkConvDtype(kApi, t)) != kSuccess) return s;
 
   // Step 3: storage formats, whatever the rank.
   for (const auto& t : all) {
@@ -60,20 +53,11 @@ aclnnStatus checkConvTbcBackward(const ConvTbcBackwardArgs& a) {
   }
 
   // Project decision: sizes must fit 64-bit arithmetic.
-  for (const auto& t : all) {
-    int64_t count = 0, bytes = 0;
-    if (!checkedProduct(t.tensor->viewShape.data(), t.tensor->viewShape.size(), &count) ||
-        !checkedMul(count, int64_t{4}, &bytes))
-      return fail(kParamInvalid, kApi,
-                  "%s: expected non-negative dims whose element count and byte size fit in 64 "
-                  "bits, got shape %s",
-                  t.name, shapeString(t.tensor->viewShape).c_str());
-  }
+  for (const auto& t : all)
+    if ((s = checkFitsIn64Bits(kApi, t)) != kSuccess) return s;
 
   // Step 4: self must not be empty.
-  int64_t selfCount = 0;
-  checkedProduct(a.self->viewShape.data(), a.self->viewShape.size(), &selfCount);
-  if (selfCount == 0)
+  if (elementCount(a.self) == 0)
     return fail(kParamInvalid, kApi, "self: expected a non-empty tensor, got shape %s",
                 shapeString(a.self->viewShape).c_str());
 
@@ -112,7 +96,6 @@ aclnnStatus checkConvTbcBackward(const ConvTbcBackwardArgs& a) {
                 "weight: expected kernel size (shape[0] = %lld) <= input length + 2*pad + 1 = "
                 "%lld",
                 static_cast<long long>(w[0]), static_cast<long long>(in[0] + 2 * a.pad + 1));
-  aclnnStatus s;
   if ((s = checkShape(a.self, "self", {outLength, in[1], w[2]}, "[T_out, batch, C_out]")) !=
       kSuccess)
     return s;
