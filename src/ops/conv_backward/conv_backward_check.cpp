@@ -326,12 +326,12 @@ aclnnStatus checkEmptyPath(const ConvBackwardArgs& a) {
     const Dims& sizes = a.biasSizes->values;
     if (sizes.size() != 1)
       return fail(kParamInvalid, kApi, "biasSizes: expected 1 element, got %zu", sizes.size());
-    const int64_t channels = a.transposed                         ? w[1] * a.groups
-                             : a.gradOutput->viewShape.size() > 1 ? a.gradOutput->viewShape[1]
-                                                                  : -1;
+    // gradOutput's rank is 3..5 here (step 4); 128-bit for weight[1] * groups.
+    const __int128 channels =
+        a.transposed ? static_cast<__int128>(w[1]) * a.groups : a.gradOutput->viewShape[1];
     if (sizes[0] != channels)
-      return fail(kParamInvalid, kApi, "biasSizes: expected [%lld], got [%lld]",
-                  static_cast<long long>(channels), static_cast<long long>(sizes[0]));
+      return fail(kParamInvalid, kApi, "biasSizes: expected [%.0f], got [%lld]",
+                  static_cast<double>(channels), static_cast<long long>(sizes[0]));
   }
   if (mask[0]) {
     if (in.size() <= 2 || (in[0] != 0 && in[1] != 0))
@@ -368,13 +368,15 @@ aclnnStatus checkEmptyPath(const ConvBackwardArgs& a) {
     // 4-value padding (section 9, quirk 7); reproduced for identical statuses.
     const size_t d = in.size() - 2;
     for (size_t s = 0; s < d && s + 2 < w.size(); ++s) {
-      const int64_t pad = a.padding->values[s];
-      const int64_t span = a.dilation->values[s] * (w[2 + s] - 1) + 1;
-      if (in[2 + s] + 2 * pad - span < 0)
+      // 128-bit: the attributes are unbounded (project decision 5).
+      const __int128 span = static_cast<__int128>(a.dilation->values[s]) * (w[2 + s] - 1) + 1;
+      const __int128 padded =
+          static_cast<__int128>(in[2 + s]) + 2 * static_cast<__int128>(a.padding->values[s]);
+      if (padded - span < 0)
         return fail(kParamInvalid, kApi,
-                    "weight: expected the dilated kernel (%lld) to fit in the padded input (%lld) "
+                    "weight: expected the dilated kernel (%.0f) to fit in the padded input (%.0f) "
                     "in spatial dim %zu",
-                    static_cast<long long>(span), static_cast<long long>(in[2 + s] + 2 * pad), s);
+                    static_cast<double>(span), static_cast<double>(padded), s);
     }
   }
   // Project decision 4 computes the true gradBias, which needs gradBias to
