@@ -63,8 +63,10 @@ class ThreadPool {
       ++generation_;
     }
     wake_.notify_all();
+    // Wait for the chunks and for every worker to leave the region, so that
+    // no worker still reads this region's state when the next one is set up.
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return unfinished_ == 0; });
+    done_.wait(lock, [this] { return unfinished_ == 0 && busyWorkers_ == 0; });
     body_ = nullptr;
     if (error_) std::rethrow_exception(error_);
   }
@@ -74,27 +76,39 @@ class ThreadPool {
     tInsideRegion = true;
     uint64_t seen = 0;
     for (;;) {
+      const RangeBody* body = nullptr;
+      int64_t count = 0, chunks = 0;
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
         if (stopping_) return;
         seen = generation_;
+        if (unfinished_ == 0) continue;  // woke after the region was already done
+        // The region's parameters are read once, under the lock; run() does not
+        // publish another region until this worker has left this one.
+        body = body_;
+        count = count_;
+        chunks = chunks_;
+        ++busyWorkers_;
       }
       for (;;) {
         const int64_t chunk = nextChunk_.fetch_add(1);
-        if (chunk >= chunks_) break;
-        const int64_t begin = count_ * chunk / chunks_;
-        const int64_t end = count_ * (chunk + 1) / chunks_;
+        if (chunk >= chunks) break;
+        const int64_t begin = count * chunk / chunks;
+        const int64_t end = count * (chunk + 1) / chunks;
         std::exception_ptr failure;
         try {
-          (*body_)(begin, end);
+          (*body)(begin, end);
         } catch (...) {
           failure = std::current_exception();
         }
         std::lock_guard<std::mutex> lock(mutex_);
         if (failure && !error_) error_ = failure;
-        if (--unfinished_ == 0) done_.notify_all();
+        --unfinished_;
       }
+      std::lock_guard<std::mutex> lock(mutex_);
+      --busyWorkers_;
+      if (unfinished_ == 0 && busyWorkers_ == 0) done_.notify_all();
     }
   }
 
@@ -110,6 +124,7 @@ class ThreadPool {
   int64_t chunks_ = 0;
   std::atomic<int64_t> nextChunk_{0};
   int64_t unfinished_ = 0;
+  int busyWorkers_ = 0;
   std::exception_ptr error_;
 };
 

@@ -7,12 +7,6 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-#include <atomic>
-#include <chrono>
-#include <cstdlib>
-#include <thread>
-
 #include "common/thread_pool.h"
 #include "numerics/conv_oracle.h"
 #include "numerics/op_runner.h"
@@ -128,36 +122,6 @@ TEST(Determinism, Strided3d) {
 TEST(Determinism, Long1dDilated) {
   ConvCase c = makeCase(1, false, 2, 2, 32, 32, 5, 1, 2, 4, 1500);
   checkDeterministic(c, 6);
-}
-
-// The pool under the kernels: back-to-back parallel regions (as a kernel
-// issues them) must each run every index exactly once and return. Run in a
-// child process with a watchdog, since a lost chunk shows up as a hang (the
-// caller waits forever) or a crash, not as a wrong number.
-void stressBackToBackRegions() {
-  std::thread([] {
-    std::this_thread::sleep_for(std::chrono::seconds(60));
-    _exit(3);  // deadlocked
-  }).detach();
-  aclcpu::setComputeThreadCount(2);
-  std::atomic<int> hits[4];
-  for (int region = 0; region < 300000; ++region) {
-    const int64_t count = 1 + region % 3;
-    for (auto& h : hits) h.store(0);
-    aclcpu::parallelFor(count, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) hits[i].fetch_add(1);
-    });
-    for (int64_t i = 0; i < count; ++i)
-      if (hits[i].load() != 1) _exit(2);  // an index ran twice or not at all
-  }
-  _exit(0);
-}
-
-TEST(Determinism, BackToBackParallelRegionsRunEveryIndexOnce) {
-  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
-  EXPECT_EXIT(stressBackToBackRegions(), ::testing::ExitedWithCode(0), "")
-      << "exit 2: an index ran twice or was missing when parallelFor returned; exit 3: "
-         "deadlock; a signal: crash (see src/common/thread_pool.cpp)";
 }
 
 }  // namespace

@@ -1,0 +1,92 @@
+// The shared compute pool: every index runs exactly once per region, back to
+// back regions never bleed into each other, nested calls run inline, and
+// exceptions come back to the caller.
+
+#include "common/thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <stdexcept>
+#include <vector>
+
+namespace {
+
+class ThreadPoolTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { aclcpu::setComputeThreadCount(GetParam()); }
+  void TearDown() override { aclcpu::setComputeThreadCount(0); }
+};
+
+// Regression: a worker leaving one region used to read the next region's
+// chunk count without the lock and run a stale chunk in it (duplicates,
+// early returns, hangs). Tiny back-to-back regions make that window wide.
+// Runs in a child process with an alarm, because the failure was a hang.
+TEST_P(ThreadPoolTest, BackToBackRegionsRunEveryIndexExactlyOnce) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const int threads = GetParam();
+  EXPECT_EXIT(
+      {
+        alarm(60);
+        aclcpu::setComputeThreadCount(threads);
+        std::vector<std::atomic<int>> hits(8);
+        long wrong = 0;
+        for (int region = 0; region < 100000; ++region) {
+          const int64_t count = 1 + region % 3;
+          for (auto& h : hits) h.store(0);
+          aclcpu::parallelFor(count, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)]++;
+          });
+          for (int64_t i = 0; i < 8; ++i)
+            wrong += hits[static_cast<size_t>(i)].load() != (i < count);
+        }
+        std::_Exit(wrong == 0 ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+TEST_P(ThreadPoolTest, RangesCoverLargeCountsDisjointly) {
+  const int64_t count = 100003;
+  std::vector<std::atomic<int>> hits(count);
+  aclcpu::parallelFor(count, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)]++;
+  });
+  for (int64_t i = 0; i < count; ++i) ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1) << i;
+}
+
+TEST_P(ThreadPoolTest, NestedCallsRunInlineWithoutDeadlock) {
+  std::atomic<int64_t> total{0};
+  aclcpu::parallelFor(4, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      EXPECT_EQ(aclcpu::computeThreadCount(), GetParam());  // lock-free inside a region
+      aclcpu::parallelFor(10, [&](int64_t b, int64_t e) { total += e - b; });
+    }
+  });
+  EXPECT_EQ(total.load(), 40);
+}
+
+TEST_P(ThreadPoolTest, ExceptionsReachTheCallerAndThePoolSurvives) {
+  EXPECT_THROW(aclcpu::parallelFor(6,
+                                   [](int64_t begin, int64_t) {
+                                     if (begin == 0) throw std::runtime_error("boom");
+                                   }),
+               std::runtime_error);
+  std::atomic<int64_t> total{0};
+  aclcpu::parallelFor(6, [&](int64_t begin, int64_t end) { total += end - begin; });
+  EXPECT_EQ(total.load(), 6);
+}
+
+TEST_P(ThreadPoolTest, ReleasedPoolComesBackOnDemand) {
+  aclcpu::releaseComputePool();
+  std::atomic<int64_t> total{0};
+  aclcpu::parallelFor(5, [&](int64_t begin, int64_t end) { total += end - begin; });
+  EXPECT_EQ(total.load(), 5);
+  EXPECT_EQ(aclcpu::computeThreadCount(), GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ThreadPoolTest, ::testing::Values(1, 2, 3, 8));
+
+}  // namespace
