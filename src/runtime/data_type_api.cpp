@@ -11,6 +11,7 @@
 
 #include "acl/acl.h"
 #include "common/error_log.h"
+#include "common/raw_enum.h"
 
 namespace aclcpu {
 namespace {
@@ -80,7 +81,7 @@ aclFloat16 aclFloatToFloat16(float value) { return aclcpu::floatToHalf(value); }
 namespace aclcpu {
 namespace {
 
-size_t dataTypeSize(aclDataType dataType) {
+size_t dataTypeSize(int dataType) {
   switch (dataType) {
     case ACL_BOOL:
     case ACL_INT8:
@@ -118,7 +119,7 @@ size_t dataTypeSize(aclDataType dataType) {
       recordErrorf(
           "aclDataTypeSize: data type %d packs several elements per byte and "
           "has no whole-byte size; returning 0",
-          static_cast<int>(dataType));
+          dataType);
       return 0;
     case ACL_STRING:
       recordErrorf("aclDataTypeSize: ACL_STRING (13) has no fixed size; returning 0");
@@ -127,7 +128,7 @@ size_t dataTypeSize(aclDataType dataType) {
       break;
   }
   recordErrorf("aclDataTypeSize: argument dataType is %d; expected a defined aclDataType",
-               static_cast<int>(dataType));
+               dataType);
   return 0;
 }
 
@@ -136,7 +137,7 @@ size_t dataTypeSize(aclDataType dataType) {
 
 size_t aclDataTypeSize(aclDataType dataType) {
   try {
-    return aclcpu::dataTypeSize(dataType);
+    return aclcpu::dataTypeSize(aclcpu::rawEnumValue(dataType));
   } catch (...) {  // only recording the message can throw (out of memory)
     return 0;
   }

@@ -8,6 +8,7 @@
 #include "acl/acl.h"
 #include "common/checked_math.h"
 #include "common/error_log.h"
+#include "common/raw_enum.h"
 #include "runtime/api_guard.h"
 #include "runtime/memory_registry.h"
 #include "runtime/stream_queue.h"
@@ -91,14 +92,14 @@ bool checkWithinBlock(const char* api, const char* argName, const void* address,
   return false;
 }
 
+// `kindValue` is the caller's raw aclrtMemcpyKind (see common/raw_enum.h).
 aclError checkMemcpy(const char* api, void* dst, size_t destMax, const void* src, size_t count,
-                     aclrtMemcpyKind kind) {
+                     int kindValue) {
   if (dst == nullptr || src == nullptr) {
     recordErrorf("%s: argument %s is null; expected a valid address", api,
                  dst == nullptr ? "dst" : "src");
     return ACL_ERROR_INVALID_PARAM;
   }
-  const int kindValue = static_cast<int>(kind);
   if (kindValue < ACL_MEMCPY_HOST_TO_HOST || kindValue > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE) {
     recordErrorf("%s: argument kind is %d; expected an aclrtMemcpyKind in [0, 7]", api, kindValue);
     return ACL_ERROR_INVALID_PARAM;
@@ -168,7 +169,8 @@ aclError aclrtFreeHost(void* hostPtr) {
 aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
                      aclrtMemcpyKind kind) {
   return guardApi("aclrtMemcpy", [&]() -> aclError {
-    const aclError status = aclcpu::checkMemcpy("aclrtMemcpy", dst, destMax, src, count, kind);
+    const aclError status =
+        aclcpu::checkMemcpy("aclrtMemcpy", dst, destMax, src, count, aclcpu::rawEnumValue(kind));
     if (status != ACL_SUCCESS) return status;
     aclcpu::copyBytes(dst, src, count);
     return ACL_SUCCESS;
@@ -178,7 +180,8 @@ aclError aclrtMemcpy(void* dst, size_t destMax, const void* src, size_t count,
 aclError aclrtMemcpyAsync(void* dst, size_t destMax, const void* src, size_t count,
                           aclrtMemcpyKind kind, aclrtStream stream) {
   return guardApi("aclrtMemcpyAsync", [&]() -> aclError {
-    const aclError status = aclcpu::checkMemcpy("aclrtMemcpyAsync", dst, destMax, src, count, kind);
+    const aclError status = aclcpu::checkMemcpy("aclrtMemcpyAsync", dst, destMax, src, count,
+                                                aclcpu::rawEnumValue(kind));
     if (status != ACL_SUCCESS) return status;
     return aclcpu::enqueueOnStream(
         stream,

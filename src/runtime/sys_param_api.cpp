@@ -2,6 +2,7 @@
 
 #include "acl/acl.h"
 #include "common/error_log.h"
+#include "common/raw_enum.h"
 #include "runtime/api_guard.h"
 #include "runtime/runtime_state.h"
 #include "runtime/sys_params.h"
@@ -24,33 +25,35 @@ constexpr OptionRange kOptions[kSysParamOptCount] = {
     {"ACL_OPT_ENABLE_KERNEL_EARLY_START", 0, 1},
 };
 
-bool checkOption(const char* api, aclSysParamOpt opt) {
-  const int index = static_cast<int>(opt);
+// `index` is the caller's raw aclSysParamOpt (see common/raw_enum.h).
+bool checkOption(const char* api, int index) {
   if (index >= 0 && index < kSysParamOptCount) return true;
   recordErrorf("%s: argument opt is %d; expected an aclSysParamOpt in [0, %d]", api, index,
                kSysParamOptCount - 1);
   return false;
 }
 
-aclError setOption(const char* api, bool processScope, aclSysParamOpt opt, int64_t value) {
+aclError setOption(const char* api, bool processScope, aclSysParamOpt optArgument, int64_t value) {
+  const int opt = rawEnumValue(optArgument);
   if (!checkOption(api, opt)) return ACL_ERROR_INVALID_PARAM;
-  const OptionRange& range = kOptions[static_cast<int>(opt)];
+  const OptionRange& range = kOptions[opt];
   if (value < range.min || value > range.max) {
     recordErrorf("%s: argument value for %s is %lld; expected a value in [%lld, %lld]", api,
                  range.name, static_cast<long long>(value), static_cast<long long>(range.min),
                  static_cast<long long>(range.max));
     return ACL_ERROR_INVALID_PARAM;
   }
-  return Runtime::instance().setSysParam(processScope, static_cast<int>(opt), value);
+  return Runtime::instance().setSysParam(processScope, opt, value);
 }
 
-aclError getOption(const char* api, bool processScope, aclSysParamOpt opt, int64_t* value) {
+aclError getOption(const char* api, bool processScope, aclSysParamOpt optArgument, int64_t* value) {
+  const int opt = rawEnumValue(optArgument);
   if (!checkOption(api, opt)) return ACL_ERROR_INVALID_PARAM;
   if (value == nullptr) {
     recordErrorf("%s: argument value is null; expected a pointer to receive the option", api);
     return ACL_ERROR_INVALID_PARAM;
   }
-  return Runtime::instance().getSysParam(api, processScope, static_cast<int>(opt), value);
+  return Runtime::instance().getSysParam(api, processScope, opt, value);
 }
 
 }  // namespace
