@@ -123,16 +123,25 @@ TEST(Bf16, HandDerivedPatterns) {
     uint32_t value;
     uint16_t expected;
   } cases[] = {
-      {0x3f800000, 0x3f80}, {0x3f808000, 0x3f80},  // tie, even stays
-      {0x3f818000, 0x3f82},                        // tie, odd rounds up
-      {0x3f808001, 0x3f81}, {0x3f807fff, 0x3f80}, {0xbf818000, 0xbf82},
-      {0x3fffffff, 0x4000},                        // carry into the exponent
-      {0x7f7f7fff, 0x7f7f}, {0x7f7f8000, 0x7f80},  // tie above the largest finite: inf
-      {0x7f7fffff, 0x7f80}, {0x00008000, 0x0000},  // subnormal tie to even
-      {0x00018000, 0x0002}, {0x80000000, 0x8000}, {0x7f800000, 0x7f80},
-      {0xff800000, 0xff80}, {0x7f800001, 0x7fc0},  // signalling NaN with a low payload becomes a
-                                                   // quiet NaN
-      {0xffa00000, 0xffe0}, {0x7fc00000, 0x7fc0},
+      {0x3f800000, 0x3f80},
+      {0x3f808000, 0x3f80},  // tie, even stays
+      {0x3f818000, 0x3f82},  // tie, odd rounds up
+      {0x3f808001, 0x3f81},
+      {0x3f807fff, 0x3f80},
+      {0xbf818000, 0xbf82},
+      {0x3fffffff, 0x4000},  // carry into the exponent
+      {0x7f7f7fff, 0x7f7f},
+      {0x7f7f8000, 0x7f80},  // tie above the largest finite: inf
+      {0x7f7fffff, 0x7f80},
+      {0x00008000, 0x0000},  // subnormal tie to even
+      {0x00018000, 0x0002},
+      {0x80000000, 0x8000},
+      {0x7f800000, 0x7f80},
+      {0xff800000, 0xff80},
+      {0x7f800001, 0x7fc0},  // signalling NaN with a low payload becomes a
+                             // quiet NaN
+      {0xffa00000, 0xffe0},
+      {0x7fc00000, 0x7fc0},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(floatToBf16(floatOf(c.value)), c.expected) << std::hex << c.value;
@@ -223,3 +232,26 @@ TEST(RoundFloat, F16AndNone) {
 }  // namespace
 }  // namespace kernels
 }  // namespace aclcpu
+
+namespace {
+
+// Rounding a double to fp16 through float: a plain float cast rounds twice
+// and can land on the wrong fp16 neighbour; round-to-odd must not.
+TEST(NarrowRoundToOdd, MakesTheLaterHalfRoundingASingleRounding) {
+  using aclcpu::kernels::floatToHalf;
+  using aclcpu::kernels::narrowRoundToOdd;
+  // 1 + 2^-11 is the exact midpoint between fp16 1.0 and 1 + 2^-10; a value a
+  // hair above it must round up, but a float cast first lands on the midpoint
+  // (ties to even: down to 1.0).
+  const double justAboveTie = 1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40);
+  EXPECT_EQ(floatToHalf(static_cast<float>(justAboveTie)), 0x3C00);  // the double rounding
+  EXPECT_EQ(floatToHalf(narrowRoundToOdd(justAboveTie)), 0x3C01);
+  const double justBelowTie = 1.0 + std::ldexp(1.0, -11) - std::ldexp(1.0, -40);
+  EXPECT_EQ(floatToHalf(narrowRoundToOdd(justBelowTie)), 0x3C00);
+  // Exact values pass unchanged; negative values mirror.
+  EXPECT_EQ(narrowRoundToOdd(0.5), 0.5f);
+  EXPECT_EQ(floatToHalf(narrowRoundToOdd(-justAboveTie)), 0xBC01);
+  EXPECT_TRUE(std::isinf(narrowRoundToOdd(1e300)));
+}
+
+}  // namespace

@@ -1,8 +1,8 @@
 // channelSums: one thread owns each channel and adds its elements in
 // row-major (n, d, h, w) order, so the sums never depend on the thread count.
 
-#include "kernels/convert/convert.h"
 #include "common/thread_pool.h"
+#include "kernels/convert/convert.h"
 #include "kernels/convert/scalar_convert_inl.h"
 #include "kernels/convert/view_walk.h"
 

@@ -16,6 +16,11 @@ float bf16ToFloat(uint16_t bits);
 uint16_t floatToBf16(float value);                 // nearest even, NaN stays NaN
 float roundFloat(float value, Rounding rounding);  // returns the rounded value as fp32
 
+// double -> float rounding to odd: truncate, and set the last bit when
+// inexact. A later nearest-even rounding to fp16 or bf16 (13 or 16 fewer
+// bits) then equals one direct rounding of the double value.
+float narrowRoundToOdd(double value);
+
 // dst[i] = round(src element i) for every element of `src`, written densely in
 // row-major [N, C, D, H, W] order. Multi-threaded over the shared pool.
 void gatherToFloat(const View5& src, Rounding rounding, float* dst);

@@ -1,6 +1,9 @@
 #include "kernels/convert/convert.h"
 #include "kernels/convert/scalar_convert_inl.h"
 
+#include <cmath>
+#include <cstring>
+
 namespace aclcpu {
 namespace kernels {
 
@@ -21,6 +24,19 @@ float roundFloat(float value, Rounding rounding) {
       return detail::applyRounding<Rounding::BF16>(value);
   }
   return value;
+}
+
+float narrowRoundToOdd(double value) {
+  float narrowed = static_cast<float>(value);
+  if (!std::isfinite(narrowed) || static_cast<double>(narrowed) == value) return narrowed;
+  // Inexact: take the neighbour toward zero and set the sticky last bit.
+  if (std::fabs(static_cast<double>(narrowed)) > std::fabs(value))
+    narrowed = std::nextafter(narrowed, 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &narrowed, sizeof(bits));
+  bits |= 1u;
+  std::memcpy(&narrowed, &bits, sizeof(bits));
+  return narrowed;
 }
 
 }  // namespace kernels

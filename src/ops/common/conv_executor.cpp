@@ -104,7 +104,9 @@ void ConvBackwardExecutor::runGradBias(const Bindings& inputs, const Bindings& o
   } else {
     for (int64_t c = 0; c < plan_.biasChannels; ++c) sums[c] = 0.0;
   }
-  for (int64_t c = 0; c < plan_.biasChannels; ++c) values[c] = static_cast<float>(sums[c]);
+  const bool narrowAgain = problem_.biasRounding != kernels::Rounding::None;
+  for (int64_t c = 0; c < plan_.biasChannels; ++c)
+    values[c] = narrowAgain ? kernels::narrowRoundToOdd(sums[c]) : static_cast<float>(sums[c]);
   const kernels::View5 target =
       roleView(problem_.gradBias, tensorFor(problem_.gradBias, inputs, outputs));
   if (hasElements(target)) kernels::scatterFromFloat(values, problem_.biasRounding, target);
