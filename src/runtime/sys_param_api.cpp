@@ -33,7 +33,8 @@ bool checkOption(const char* api, int index) {
   return false;
 }
 
-aclError setOption(const char* api, bool processScope, aclSysParamOpt optArgument, int64_t value) {
+aclError setOption(const char* api, bool processScope, const aclSysParamOpt& optArgument,
+                   int64_t value) {
   const int opt = rawEnumValue(optArgument);
   if (!checkOption(api, opt)) return ACL_ERROR_INVALID_PARAM;
   const OptionRange& range = kOptions[opt];
@@ -46,7 +47,8 @@ aclError setOption(const char* api, bool processScope, aclSysParamOpt optArgumen
   return Runtime::instance().setSysParam(processScope, opt, value);
 }
 
-aclError getOption(const char* api, bool processScope, aclSysParamOpt optArgument, int64_t* value) {
+aclError getOption(const char* api, bool processScope, const aclSysParamOpt& optArgument,
+                   int64_t* value) {
   const int opt = rawEnumValue(optArgument);
   if (!checkOption(api, opt)) return ACL_ERROR_INVALID_PARAM;
   if (value == nullptr) {

@@ -85,7 +85,7 @@ struct ConvCall {
   aclDataType dtypes[6] = {ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT};
   aclFormat formats[6];
   std::vector<int64_t> stride, padding, dilation, outputPadding, biasSizes;
-  bool mask[3];
+  bool mask[4] = {};  // room for the 4-element mask that mutate() may ask for
   size_t maskLength = 3;
   bool transposed = false;
   int groups = 1;

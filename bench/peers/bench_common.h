@@ -1,0 +1,64 @@
+#pragma once
+// What every provider in the peer benchmark shares: the problem's host data
+// (one copy, so all providers see identical inputs), the gradients a provider
+// produced (for a sanity cross-check), and best-of timing.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "problem_spec.h"
+
+namespace peers {
+
+struct TimingOptions {
+  int warmups = 2;
+  int repeats = 5;
+};
+
+// Inputs of one problem in PyTorch's contiguous layouts (NC[D]HW, and the
+// weight as aclnnConvolutionBackward receives it).
+struct HostProblem {
+  ProblemSpec spec;
+  std::vector<float> gradOutput, input, weight;
+};
+
+HostProblem makeHostProblem(const ProblemSpec& spec, uint32_t seed);
+
+// Gradients in the same plain layouts as the inputs.
+struct Gradients {
+  std::vector<float> gradInput, gradWeight, gradBias;
+};
+
+struct Measurement {
+  bool ok = false;
+  std::string error;
+  double seconds = 0;  // best of the timed repeats
+  Gradients gradients;
+};
+
+// Runs `body` warmups + repeats times and returns the fastest of the timed
+// runs in seconds; stops early (returning a negative value) if body fails.
+template <typename Body>
+double bestSeconds(const TimingOptions& options, Body&& body) {
+  for (int i = 0; i < options.warmups; ++i)
+    if (!body()) return -1;
+  double best = 1e30;
+  for (int i = 0; i < (options.repeats < 1 ? 1 : options.repeats); ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    if (!body()) return -1;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed < best) best = elapsed;
+  }
+  return best;
+}
+
+// max |a - b| / max |b|: a coarse check that two providers solved the same
+// problem (not an accuracy test).
+double relativeDifference(const std::vector<float>& a, const std::vector<float>& b);
+
+int64_t elementCount(const std::vector<int64_t>& shape);
+
+}  // namespace peers

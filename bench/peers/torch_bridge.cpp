@@ -1,0 +1,118 @@
+#include "torch_bridge.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace peers {
+namespace {
+
+std::string jsonList(const std::vector<int64_t>& values) {
+  std::string s = "[";
+  for (size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + std::to_string(values[i]);
+  return s + "]";
+}
+
+// The symmetric per-dim padding PyTorch takes, or "null".
+std::string torchPadding(const ProblemSpec& spec) {
+  const auto padding = spec.paddingArray();
+  if (!spec.fourValuePadding) return jsonList(padding);
+  if (padding[0] != padding[1] || padding[2] != padding[3]) return "null";
+  return jsonList({padding[0], padding[2]});
+}
+
+std::string quoted(const std::string& text) {
+  std::string s = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') s += '\\';
+    s += c;
+  }
+  return s + "\"";
+}
+
+std::string shellQuoted(const std::string& text) {
+  std::string s = "'";
+  for (char c : text) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return s + "'";
+}
+
+}  // namespace
+
+std::string torchProblemLines(const std::vector<ProblemSpec>& problems) {
+  std::ostringstream out;
+  for (size_t i = 0; i < problems.size(); ++i) {
+    const ProblemSpec& p = problems[i];
+    out << "{\"index\": " << i << ", \"name\": " << quoted(p.name)
+        << ", \"descriptor\": " << quoted(p.compact())
+        << ", \"grad_output\": " << jsonList(p.gradOutputShape())
+        << ", \"input\": " << jsonList(p.inputShape())
+        << ", \"weight\": " << jsonList(p.weightShape())
+        << ", \"stride\": " << jsonList(p.strideArray()) << ", \"padding\": " << torchPadding(p)
+        << ", \"dilation\": " << jsonList(p.dilationArray())
+        << ", \"transposed\": " << (p.transposed ? "true" : "false")
+        << ", \"output_padding\": " << jsonList(p.outputPaddingArray())
+        << ", \"groups\": " << p.groups << "}\n";
+  }
+  return out.str();
+}
+
+std::vector<TorchTiming> runTorch(const std::vector<ProblemSpec>& problems,
+                                  const TorchOptions& options, std::string* error) {
+  char path[] = "/tmp/conv_backward_peers_XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) {
+    *error = "cannot create a temporary file";
+    return {};
+  }
+  const std::string lines = torchProblemLines(problems);
+  const bool written = write(fd, lines.data(), lines.size()) == static_cast<ssize_t>(lines.size());
+  close(fd);
+  std::vector<TorchTiming> timings(problems.size());
+  if (!written) {
+    unlink(path);
+    *error = "cannot write the problem list";
+    return {};
+  }
+  const std::string threads = std::to_string(options.threads);
+  const std::string command = "OMP_NUM_THREADS=" + threads + " " + shellQuoted(options.python) +
+                              " " + shellQuoted(options.script) + " --threads " + threads +
+                              " --warmup " + std::to_string(options.warmups) + " --repeat " +
+                              std::to_string(options.repeats) + " < " + path;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) {
+    unlink(path);
+    *error = "cannot start " + options.python;
+    return {};
+  }
+  // The script prints "<index> <milliseconds> <descriptor> <backend...>" per
+  // problem (nan when it could not run it); lines starting '#' are comments.
+  char line[1024];
+  int parsed = 0;
+  while (std::fgets(line, sizeof(line), pipe)) {
+    size_t index = 0;
+    char value[64];
+    int consumed = 0;
+    if (std::sscanf(line, "%zu %63s %*s %n", &index, value, &consumed) < 2 ||
+        index >= problems.size())
+      continue;
+    char* end = nullptr;
+    const double ms = std::strtod(value, &end);
+    if (end != value && ms == ms) timings[index].seconds = ms * 1e-3;
+    std::string backend = consumed > 0 ? line + consumed : "";
+    while (!backend.empty() && (backend.back() == '\n' || backend.back() == ' '))
+      backend.pop_back();
+    timings[index].backend = backend;
+    ++parsed;
+  }
+  const int status = pclose(pipe);
+  unlink(path);
+  if (parsed == 0) {
+    *error = "the PyTorch script produced no results (exit status " + std::to_string(status) + ")";
+    return {};
+  }
+  return timings;
+}
+
+}  // namespace peers

@@ -1,0 +1,32 @@
+#pragma once
+// Hands the problems to torch_conv_backward.py (PyTorch runs in its own
+// Python process) and collects its best times.
+
+#include <string>
+#include <vector>
+
+#include "problem_spec.h"
+
+namespace peers {
+
+// One JSON object per line describing the aten::convolution_backward call;
+// problems PyTorch cannot express (asymmetric padding) carry "padding": null.
+std::string torchProblemLines(const std::vector<ProblemSpec>& problems);
+
+struct TorchOptions {
+  std::string python = "/usr/bin/python3";
+  std::string script;
+  int threads = 1, warmups = 2, repeats = 5;
+};
+
+struct TorchTiming {
+  double seconds = -1;  // negative where PyTorch failed or could not run it
+  std::string backend;  // the ConvBackend PyTorch picks, or why it did not run
+};
+
+// One entry per problem; empty (and *error set) if the script could not be
+// run at all.
+std::vector<TorchTiming> runTorch(const std::vector<ProblemSpec>& problems,
+                                  const TorchOptions& options, std::string* error);
+
+}  // namespace peers
