@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/checked_math.h"
+#include "ops/common/cube_math.h"
 #include "ops/common/op_status.h"
 #include "ops/common/tensor_checks.h"
 #include "ops/conv_backward/conv_backward_args.h"
@@ -19,8 +20,6 @@ const char* const kApi = kConvBackwardPhase1;
 using Dims = std::vector<int64_t>;
 
 int rank(const aclTensor* t) { return static_cast<int>(t->viewShape.size()); }
-
-aclDataType promote(aclDataType a, aclDataType b) { return a == b ? a : ACL_FLOAT; }
 
 // Step 1.
 aclnnStatus checkNulls(const ConvBackwardArgs& a) {
@@ -401,7 +400,7 @@ aclnnStatus checkComputePath(const ConvBackwardArgs& a) {
                 "cubeMathType: USE_FP16 (2) is not supported for a grouped 3D convolution with "
                 "an fp32 gradWeight");
   const aclDataType promoted =
-      promote(promote(a.gradOutput->dataType, a.input->dataType), a.weight->dataType);
+      promoteConvTypes(a.gradOutput->dataType, a.input->dataType, a.weight->dataType);
   if (promoted != ACL_FLOAT)
     return fail(kParamInvalid, kApi,
                 "gradWeight: an fp32 gradWeight is not supported for a grouped 3D convolution "
