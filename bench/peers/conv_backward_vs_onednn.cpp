@@ -44,7 +44,8 @@ struct Options {
 void usage() {
   std::printf(
       "usage: conv_backward_vs_onednn [PROBLEM...] [--only] [--threads N] [--repeat N]\n"
-      "         [--warmup N] [--rounds N] [--no-torch] [--python PATH] [--torch-script PATH]\n"
+      "         [--warmup N] [--rounds N] [--no-torch] [--torch-default-malloc]\n"
+      "         [--python PATH] [--torch-script PATH]\n"
       "         [--verbose] [--print-problems]\n"
       "Runs the built-in problem set plus the PROBLEMs given (only those with --only).\n"
       "PROBLEM is a compact descriptor as in aclnn-conv-backward, e.g. n8c64o64h56w56k3p1.\n"
@@ -52,6 +53,9 @@ void usage() {
       "whole sweep and keeps the best per cell (use it on a shared machine).\n"
       "--threads N (default: the CPUs this process may use) sets ACLNN_CPU_THREADS for\n"
       "ours, omp_set_num_threads for oneDNN (OpenMP build) and torch.set_num_threads.\n"
+      "PyTorch runs with glibc malloc tunables that keep freed memory (it allocates its\n"
+      "gradients per call and re-faulting them costs 50-200 ms on this VM);\n"
+      "--torch-default-malloc runs it with glibc's defaults instead.\n"
       "--print-problems writes the JSON lines torch_conv_backward.py reads, and exits.\n");
 }
 
@@ -80,6 +84,8 @@ bool parseArguments(int argc, char** argv, Options* o) {
       o->rounds = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--no-torch") {
       o->torch = false;
+    } else if (arg == "--torch-default-malloc") {
+      o->torchOptions.defaultMalloc = true;
     } else if (arg == "--python" && hasValue) {
       o->torchOptions.python = argv[++i];
     } else if (arg == "--torch-script" && hasValue) {
@@ -213,10 +219,11 @@ void printTable(const Options& o, const std::vector<Row>& rows) {
       "dnnl     oneDNN %d.%d.%d backward_data + backward_weights(+bias), plain nc[d]hw/[g]oi[d]hw\n"
       "dnnlPref oneDNN, format_tag::any (its preferred layouts), reorders excluded\n"
       "dnnlP+R  dnnlPref plus reordering inputs in and gradients back to plain\n"
-      "torch    torch.ops.aten.convolution_backward, PyTorch (separate process)\n"
+      "torch    torch.ops.aten.convolution_backward, PyTorch (separate process%s)\n"
       "diff     max|ours - dnnl| / max|dnnl| over dX, dW, db (same inputs; a sanity check)\n",
       o.timing.repeats, o.timing.warmups, o.rounds, dnnl_version()->major, dnnl_version()->minor,
-      dnnl_version()->patch);
+      dnnl_version()->patch,
+      o.torchOptions.defaultMalloc ? ", default malloc" : ", malloc keeps freed memory");
   if (!o.verbose) return;
   std::printf(
       "implementations: oneDNN backward data / backward weights (plain; preferred), PyTorch"

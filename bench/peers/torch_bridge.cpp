@@ -76,9 +76,14 @@ std::vector<TorchTiming> runTorch(const std::vector<ProblemSpec>& problems,
     return {};
   }
   const std::string threads = std::to_string(options.threads);
-  const std::string command = "OMP_NUM_THREADS=" + threads + " " + shellQuoted(options.python) +
-                              " " + shellQuoted(options.script) + " --threads " + threads +
-                              " --warmup " + std::to_string(options.warmups) + " --repeat " +
+  const std::string keepMemory = options.defaultMalloc
+                                     ? ""
+                                     : "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:"
+                                       "glibc.malloc.trim_threshold=4294967296 ";
+  const std::string command = keepMemory + "OMP_NUM_THREADS=" + threads + " " +
+                              shellQuoted(options.python) + " " + shellQuoted(options.script) +
+                              " --threads " + threads + " --warmup " +
+                              std::to_string(options.warmups) + " --repeat " +
                               std::to_string(options.repeats) + " < " + path;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {

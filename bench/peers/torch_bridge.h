@@ -17,6 +17,12 @@ struct TorchOptions {
   std::string python = "/usr/bin/python3";
   std::string script;
   int threads = 1, warmups = 2, repeats = 5;
+  // PyTorch allocates its gradients on every call. glibc's default then
+  // returns large blocks to the kernel and faults them in again, which on a
+  // VM such as ours costs more than the convolution (50-200 ms per call).
+  // Unless this is set, the script runs with malloc tunables that keep freed
+  // memory, so the numbers compare compute with compute.
+  bool defaultMalloc = false;
 };
 
 struct TorchTiming {
