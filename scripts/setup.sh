@@ -3,7 +3,7 @@
 # machine (only the packages that are missing). Run as root, or with sudo.
 set -euo pipefail
 
-packages=(cmake g++ make libgtest-dev libgmock-dev)
+packages=(cmake g++ make pkg-config libgtest-dev libgmock-dev)
 if [[ "${ACLNN_CPU_WITH_TORCH:-1}" == 1 ]]; then
   # PyTorch for the cross-check test (tests/torch); Debian's build is for /usr/bin/python3.
   packages+=(python3-torch python3-numpy)
