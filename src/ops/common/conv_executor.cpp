@@ -130,11 +130,16 @@ void ConvBackwardExecutor::runEmpty(const Bindings& inputs, const Bindings& outp
   if (problem_.computeGradBias) runGradBias(inputs, outputs, ws);
 }
 
-aclOpExecutor* createConvBackwardExecutor(const char* phase2Api, const ConvBackwardProblem& problem,
-                                          const ConvWorkspacePlan& plan,
-                                          std::initializer_list<const aclTensor*> inputs,
-                                          std::initializer_list<const aclTensor*> outputs) {
-  auto executor = std::make_unique<ConvBackwardExecutor>(problem, plan);
+aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Api,
+                                     const ConvBackwardProblem& problem, int64_t biasChannels,
+                                     std::initializer_list<const aclTensor*> inputs,
+                                     std::initializer_list<const aclTensor*> outputs,
+                                     uint64_t* workspaceSize, aclOpExecutor** executor) {
+  ConvWorkspacePlan plan;
+  if (!planConvWorkspace(problem, biasChannels, &plan))
+    return fail(kParamInvalid, phase1Api,
+                "workspace: expected a size that fits in 64 bits for this problem");
+  auto created = std::make_unique<ConvBackwardExecutor>(problem, plan);
   auto bind = [](std::vector<aclOpExecutor::Binding>& bindings,
                  std::initializer_list<const aclTensor*> tensors) {
     for (const aclTensor* tensor : tensors) {
@@ -147,11 +152,15 @@ aclOpExecutor* createConvBackwardExecutor(const char* phase2Api, const ConvBackw
       bindings.push_back(std::move(binding));
     }
   };
-  bind(executor->inputs, inputs);
-  bind(executor->outputs, outputs);
-  executor->workspaceSize = plan.totalBytes;
-  executor->apiName = phase2Api;
-  return registerExecutor(std::move(executor));
+  bind(created->inputs, inputs);
+  bind(created->outputs, outputs);
+  created->workspaceSize = plan.totalBytes;
+  created->apiName = phase2Api;
+  aclOpExecutor* handle = registerExecutor(std::move(created));
+  if (!handle) return fail(kInnerNullptr, phase1Api, "executor creation failed");
+  *workspaceSize = plan.totalBytes;
+  *executor = handle;
+  return kSuccess;
 }
 
 }  // namespace ops

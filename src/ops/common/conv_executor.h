@@ -30,12 +30,15 @@ class ConvBackwardExecutor : public aclOpExecutor {
   ConvWorkspacePlan plan_;
 };
 
-// Binds copies of the given tensors (null entries stay absent), registers the
-// executor and returns the handle.
-aclOpExecutor* createConvBackwardExecutor(const char* phase2Api, const ConvBackwardProblem& problem,
-                                          const ConvWorkspacePlan& plan,
-                                          std::initializer_list<const aclTensor*> inputs,
-                                          std::initializer_list<const aclTensor*> outputs);
+// The common end of phase 1: lays out the workspace for `problem` (whose
+// bias source has `biasChannels` channels), binds copies of the tensors (null
+// entries stay absent), registers the executor and hands it and its workspace
+// size to the caller. Fails with 161002 when the workspace size overflows.
+aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Api,
+                                     const ConvBackwardProblem& problem, int64_t biasChannels,
+                                     std::initializer_list<const aclTensor*> inputs,
+                                     std::initializer_list<const aclTensor*> outputs,
+                                     uint64_t* workspaceSize, aclOpExecutor** executor);
 
 }  // namespace ops
 }  // namespace aclcpu

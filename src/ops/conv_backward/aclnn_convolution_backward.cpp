@@ -5,7 +5,6 @@
 #include <new>
 
 #include "ops/common/conv_executor.h"
-#include "ops/common/conv_plan.h"
 #include "ops/common/op_status.h"
 #include "ops/conv_backward/conv_backward_args.h"
 #include "ops/conv_backward/conv_backward_problem.h"
@@ -28,17 +27,9 @@ aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
     if (status != kSuccess) return status;
 
     const ConvBackwardProblem problem = normaliseConvBackward(args, emptyPath);
-    ConvWorkspacePlan plan;
-    if (!planConvWorkspace(problem, gradOutput->viewShape[1], &plan))
-      return fail(kParamInvalid, kConvBackwardPhase1,
-                  "workspace: expected a size that fits in 64 bits for this problem");
-    aclOpExecutor* created =
-        createConvBackwardExecutor(kConvBackwardPhase2, problem, plan, {gradOutput, input, weight},
-                                   {gradInput, gradWeight, gradBias});
-    if (!created) return fail(kInnerNullptr, kConvBackwardPhase1, "executor creation failed");
-    *workspaceSize = plan.totalBytes;
-    *executor = created;
-    return kSuccess;
+    return finishConvBackwardPhase1(kConvBackwardPhase1, kConvBackwardPhase2, problem,
+                                    gradOutput->viewShape[1], {gradOutput, input, weight},
+                                    {gradInput, gradWeight, gradBias}, workspaceSize, executor);
   } catch (const std::bad_alloc&) {
     return fail(kInnerNullptr, kConvBackwardPhase1, "out of host memory while planning");
   } catch (...) {

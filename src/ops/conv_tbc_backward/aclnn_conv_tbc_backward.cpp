@@ -7,7 +7,6 @@
 
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "ops/common/conv_executor.h"
-#include "ops/common/conv_plan.h"
 #include "ops/common/cube_math.h"
 #include "ops/common/op_status.h"
 #include "ops/common/tensor_checks.h"
@@ -90,17 +89,9 @@ aclnnStatus aclnnConvTbcBackwardGetWorkspaceSize(const aclTensor* self, const ac
     const aclnnStatus status = checkConvTbcBackward(args);
     if (status != kSuccess) return status;
     const ConvBackwardProblem problem = normaliseConvTbc(args);
-    ConvWorkspacePlan plan;
-    if (!planConvWorkspace(problem, self->viewShape[2], &plan))
-      return fail(kParamInvalid, kConvTbcPhase1,
-                  "workspace: expected a size that fits in 64 bits for this problem");
-    aclOpExecutor* created =
-        createConvBackwardExecutor(kConvTbcPhase2, problem, plan, {self, input, weight, bias},
-                                   {gradInput, gradWeight, gradBias});
-    if (!created) return fail(kInnerNullptr, kConvTbcPhase1, "executor creation failed");
-    *workspaceSize = plan.totalBytes;
-    *executor = created;
-    return kSuccess;
+    return finishConvBackwardPhase1(kConvTbcPhase1, kConvTbcPhase2, problem, self->viewShape[2],
+                                    {self, input, weight, bias}, {gradInput, gradWeight, gradBias},
+                                    workspaceSize, executor);
   } catch (const std::bad_alloc&) {
     return fail(kInnerNullptr, kConvTbcPhase1, "out of host memory while planning");
   } catch (...) {
