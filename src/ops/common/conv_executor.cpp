@@ -57,44 +57,82 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
       return kSuccess;
     }
     const auto& p = problem_;
-    float* x = at<float>(ws, plan_.x);
-    float* w = at<float>(ws, plan_.w);
-    float* dy = at<float>(ws, plan_.dy);
+    // Operands: the caller's memory when it is already what the kernels
+    // want (planned in phase 1), else an fp32 copy in the workspace.
+    auto operand = [&](const TensorRole& role, bool inPlace, uint64_t offset) -> const float* {
+      if (!role.present) return nullptr;
+      const kernels::View5 source = view(role);
+      if (inPlace) return static_cast<const float*>(source.data);
+      float* copy = at<float>(ws, offset);
+      if (copy) kernels::gatherToFloat(source, p.operandRounding, copy);
+      return copy;
+    };
+    const float* x = operand(p.x, plan_.inPlace.x, plan_.x);
+    const float* w = operand(p.w, plan_.inPlace.w, plan_.w);
+    const float* dy = operand(p.dy, plan_.inPlace.dy, plan_.dy);
     void* scratch = at<char>(ws, plan_.scratch);
-    if (x) kernels::gatherToFloat(view(p.x), p.operandRounding, x);
-    if (w) kernels::gatherToFloat(view(p.w), p.operandRounding, w);
-    if (dy) kernels::gatherToFloat(view(p.dy), p.operandRounding, dy);
 
+    // Results go straight into an output that is dense fp32, needs no
+    // rounding and shares no byte with an input; else through the workspace.
+    const ByteRange inputRanges[] = {byteRange(view(p.x)), byteRange(view(p.w)),
+                                     byteRange(view(p.dy))};
+    auto directTarget = [&](const kernels::View5& target, bool needsRounding) -> float* {
+      if (needsRounding || !isDenseFloat32(target)) return nullptr;
+      const ByteRange range = byteRange(target);
+      for (const ByteRange& input : inputRanges)
+        if (overlaps(range, input)) return nullptr;
+      return static_cast<float*>(target.data);
+    };
+
+    // Every input is read before any output is written through a view that
+    // might share its memory: the bias sums and both gradients first, then the
+    // stores.
+    if (p.computeGradBias) sumGradBias(inputs, outputs, ws);
+    kernels::View5 gradInputTarget, gradWeightTarget;
+    float* gradInputResult = nullptr;  // set when it still has to be stored
+    float* gradWeightResult = nullptr;
     if (p.computeGradInput) {
-      float* result = at<float>(ws, plan_.gradInput);
+      gradInputTarget = view(p.gradInput);
+      float* direct =
+          directTarget(gradInputTarget, p.gradInputRounding != kernels::Rounding::None ||
+                                            p.gradInputIntermediate != kernels::Rounding::None);
+      float* result = direct ? direct : at<float>(ws, plan_.gradInput);
       if (p.gradInputIsForward)
         kernels::convForward(p.shape, x, w, result, scratch);
       else
         kernels::convBackwardData(p.shape, dy, w, result, scratch);
-      const kernels::View5 target = view(p.gradInput);
-      if (p.gradInputIntermediate != kernels::Rounding::None) {
-        roundInPlace(result, elementCount(target), p.gradInputRounding);
-        kernels::scatterFromFloat(result, p.gradInputIntermediate, target);
-      } else {
-        kernels::scatterFromFloat(result, p.gradInputRounding, target);
-      }
+      if (!direct) gradInputResult = result;
     }
     if (p.computeGradWeight) {
-      float* result = at<float>(ws, plan_.gradWeight);
+      gradWeightTarget = view(p.gradWeight);
+      float* direct =
+          directTarget(gradWeightTarget, p.gradWeightIntermediate != kernels::Rounding::None);
+      float* result = direct ? direct : at<float>(ws, plan_.gradWeight);
       kernels::convBackwardWeight(p.shape, x, dy, result, scratch);
-      kernels::scatterFromFloat(result, p.gradWeightIntermediate, view(p.gradWeight));
+      if (!direct) gradWeightResult = result;
     }
-    if (p.computeGradBias) runGradBias(inputs, outputs, ws);
+    if (gradInputResult) {
+      if (p.gradInputIntermediate != kernels::Rounding::None) {
+        roundInPlace(gradInputResult, elementCount(gradInputTarget), p.gradInputRounding);
+        kernels::scatterFromFloat(gradInputResult, p.gradInputIntermediate, gradInputTarget);
+      } else {
+        kernels::scatterFromFloat(gradInputResult, p.gradInputRounding, gradInputTarget);
+      }
+    }
+    if (gradWeightResult)
+      kernels::scatterFromFloat(gradWeightResult, p.gradWeightIntermediate, gradWeightTarget);
+    if (p.computeGradBias) storeGradBias(inputs, outputs, ws);
     return kSuccess;
   } catch (...) {
     return fail(kInner, apiName, "internal error while running the operator");
   }
 }
 
-void ConvBackwardExecutor::runGradBias(const Bindings& inputs, const Bindings& outputs,
+void ConvBackwardExecutor::sumGradBias(const Bindings& inputs, const Bindings& outputs,
                                        char* ws) const {
   // gradBias comes from the original gradOutput (no operand rounding): summed
-  // in double, rounded once to gradOutput's dtype, then cast to gradBias's.
+  // in double, rounded once to gradOutput's dtype (storeGradBias), then cast
+  // to gradBias's.
   double* sums = at<double>(ws, plan_.biasSums);
   float* values = at<float>(ws, plan_.biasValues);
   const kernels::View5 source =
@@ -107,9 +145,14 @@ void ConvBackwardExecutor::runGradBias(const Bindings& inputs, const Bindings& o
   const bool narrowAgain = problem_.biasRounding != kernels::Rounding::None;
   for (int64_t c = 0; c < plan_.biasChannels; ++c)
     values[c] = narrowAgain ? kernels::narrowRoundToOdd(sums[c]) : static_cast<float>(sums[c]);
+}
+
+void ConvBackwardExecutor::storeGradBias(const Bindings& inputs, const Bindings& outputs,
+                                         char* ws) const {
   const kernels::View5 target =
       roleView(problem_.gradBias, tensorFor(problem_.gradBias, inputs, outputs));
-  if (hasElements(target)) kernels::scatterFromFloat(values, problem_.biasRounding, target);
+  if (hasElements(target))
+    kernels::scatterFromFloat(at<float>(ws, plan_.biasValues), problem_.biasRounding, target);
 }
 
 void ConvBackwardExecutor::runEmpty(const Bindings& inputs, const Bindings& outputs,
@@ -119,6 +162,7 @@ void ConvBackwardExecutor::runEmpty(const Bindings& inputs, const Bindings& outp
   auto view = [&](const TensorRole& role) {
     return roleView(role, tensorFor(role, inputs, outputs));
   };
+  if (problem_.computeGradBias) sumGradBias(inputs, outputs, ws);
   if (problem_.computeGradInput && problem_.fillGradInputWhenEmpty) {
     const kernels::View5 target = view(problem_.gradInput);
     if (hasElements(target)) kernels::fillZero(target);
@@ -127,7 +171,7 @@ void ConvBackwardExecutor::runEmpty(const Bindings& inputs, const Bindings& outp
     const kernels::View5 target = view(problem_.gradWeight);
     if (hasElements(target)) kernels::fillZero(target);
   }
-  if (problem_.computeGradBias) runGradBias(inputs, outputs, ws);
+  if (problem_.computeGradBias) storeGradBias(inputs, outputs, ws);
 }
 
 aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Api,
@@ -135,8 +179,21 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
                                      std::initializer_list<const aclTensor*> inputs,
                                      std::initializer_list<const aclTensor*> outputs,
                                      uint64_t* workspaceSize, aclOpExecutor** executor) {
+  // Operands already dense fp32 (and not rounded) are read in place; their
+  // layout and dtype are fixed at phase 1, only addresses may be rebound.
+  const std::vector<const aclTensor*> inputTensors(inputs);
+  auto readable = [&](const TensorRole& role) {
+    return role.present && problem.operandRounding == kernels::Rounding::None &&
+           isDenseFloat32(roleView(role, *inputTensors[static_cast<size_t>(role.index)]));
+  };
+  InPlaceOperands inPlace;
+  if (!problem.empty) {
+    inPlace.x = readable(problem.x);
+    inPlace.w = readable(problem.w);
+    inPlace.dy = readable(problem.dy);
+  }
   ConvWorkspacePlan plan;
-  if (!planConvWorkspace(problem, biasChannels, &plan))
+  if (!planConvWorkspace(problem, biasChannels, inPlace, &plan))
     return fail(kParamInvalid, phase1Api,
                 "workspace: expected a size that fits in 64 bits for this problem");
   auto created = std::make_unique<ConvBackwardExecutor>(problem, plan);

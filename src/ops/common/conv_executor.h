@@ -23,8 +23,10 @@ class ConvBackwardExecutor : public aclOpExecutor {
  private:
   void runEmpty(const std::vector<Binding>& inputs, const std::vector<Binding>& outputs,
                 char* workspace) const;
-  void runGradBias(const std::vector<Binding>& inputs, const std::vector<Binding>& outputs,
+  void sumGradBias(const std::vector<Binding>& inputs, const std::vector<Binding>& outputs,
                    char* workspace) const;
+  void storeGradBias(const std::vector<Binding>& inputs, const std::vector<Binding>& outputs,
+                     char* workspace) const;
 
   ConvBackwardProblem problem_;
   ConvWorkspacePlan plan_;

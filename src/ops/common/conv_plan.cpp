@@ -54,9 +54,10 @@ bool elementCounts(const kernels::ConvShape& s, int64_t* x, int64_t* w, int64_t*
 }  // namespace
 
 bool planConvWorkspace(const ConvBackwardProblem& problem, int64_t biasChannels,
-                       ConvWorkspacePlan* plan) {
+                       const InPlaceOperands& inPlace, ConvWorkspacePlan* plan) {
   *plan = ConvWorkspacePlan{};
   plan->biasChannels = biasChannels;
+  plan->inPlace = inPlace;
   Allocator space;
   if (problem.computeGradBias) {
     plan->biasSums = space.reserve(biasChannels, sizeof(double));
@@ -76,9 +77,9 @@ bool planConvWorkspace(const ConvBackwardProblem& problem, int64_t biasChannels,
   const bool needDy = problem.computeGradWeight || dataGradForInput;
   const bool needW = problem.computeGradInput;
 
-  if (needX) plan->x = space.reserve(xCount, sizeof(float));
-  if (needW) plan->w = space.reserve(wCount, sizeof(float));
-  if (needDy) plan->dy = space.reserve(yCount, sizeof(float));
+  if (needX && !inPlace.x) plan->x = space.reserve(xCount, sizeof(float));
+  if (needW && !inPlace.w) plan->w = space.reserve(wCount, sizeof(float));
+  if (needDy && !inPlace.dy) plan->dy = space.reserve(yCount, sizeof(float));
   if (problem.computeGradInput)
     plan->gradInput = space.reserve(forwardForInput ? yCount : xCount, sizeof(float));
   if (problem.computeGradWeight) plan->gradWeight = space.reserve(wCount, sizeof(float));

@@ -11,6 +11,14 @@ namespace ops {
 
 constexpr uint64_t kNoBuffer = UINT64_MAX;
 
+// Operands the kernels read straight from the caller's memory (dense fp32 and
+// no operand rounding), so they need no workspace copy.
+struct InPlaceOperands {
+  bool x = false;
+  bool w = false;
+  bool dy = false;
+};
+
 // Byte offsets into the workspace (kNoBuffer when the run does not need it),
 // each 64-byte aligned.
 struct ConvWorkspacePlan {
@@ -23,13 +31,14 @@ struct ConvWorkspacePlan {
   uint64_t biasValues = kNoBuffer;  // float[biasChannels]
   uint64_t scratch = kNoBuffer;     // the kernels' scratch, shared by the passes
   int64_t biasChannels = 0;
+  InPlaceOperands inPlace;
   uint64_t totalBytes = 0;
 };
 
 // Lays out the workspace for `problem`; biasChannels is the channel count of
 // problem.biasSource. Returns false when a size overflows 64 bits.
 bool planConvWorkspace(const ConvBackwardProblem& problem, int64_t biasChannels,
-                       ConvWorkspacePlan* plan);
+                       const InPlaceOperands& inPlace, ConvWorkspacePlan* plan);
 
 }  // namespace ops
 }  // namespace aclcpu

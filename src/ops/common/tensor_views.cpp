@@ -60,6 +60,33 @@ kernels::View5 roleView(const TensorRole& role, const aclTensor& tensor) {
   return view;
 }
 
+bool isDenseFloat32(const kernels::View5& view) {
+  if (view.type != kernels::ElementType::F32) return false;
+  int64_t expected = 1;
+  for (int d = 4; d >= 0; --d) {
+    if (view.shape[d] != 1 && view.strides[d] != expected) return false;
+    expected *= view.shape[d];
+  }
+  return true;
+}
+
+ByteRange byteRange(const kernels::View5& view) {
+  const int64_t elementBytes = view.type == kernels::ElementType::F32 ? 4 : 2;
+  int64_t low = 0, high = 0;  // element offsets of the extreme elements
+  for (int d = 0; d < 5; ++d) {
+    if (view.shape[d] == 0) return {};
+    const int64_t reach = (view.shape[d] - 1) * view.strides[d];
+    (reach < 0 ? low : high) += reach;
+  }
+  const auto base = reinterpret_cast<uintptr_t>(view.data);
+  return {base + static_cast<uintptr_t>(low * elementBytes),
+          base + static_cast<uintptr_t>((high + 1) * elementBytes)};
+}
+
+bool overlaps(const ByteRange& a, const ByteRange& b) {
+  return a.begin < a.end && b.begin < b.end && a.begin < b.end && b.begin < a.end;
+}
+
 TensorRole identityRole(bool isOutput, int index, int rank) {
   TensorRole role;
   role.present = true;

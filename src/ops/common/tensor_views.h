@@ -21,6 +21,18 @@ kernels::Rounding roundingTo(aclDataType type);
 // and lifted to 5-D with unit leading spatial dims; a rank-1 role is [1, C, 1, 1, 1].
 kernels::View5 roleView(const TensorRole& role, const aclTensor& tensor);
 
+// True when the view is fp32 laid out densely in row-major order (dims of
+// extent 1 may have any stride): the kernels can then use its memory as is.
+bool isDenseFloat32(const kernels::View5& view);
+
+// The bytes a view can touch, [begin, end); empty for an empty view.
+struct ByteRange {
+  uintptr_t begin = 0;
+  uintptr_t end = 0;
+};
+ByteRange byteRange(const kernels::View5& view);
+bool overlaps(const ByteRange& a, const ByteRange& b);
+
 // A role that takes a tensor's dims in their own order.
 TensorRole identityRole(bool isOutput, int index, int rank);
 
