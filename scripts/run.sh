@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ACLNN_CPU_WITH_TORCH=0 scripts/setup.sh
+echo "run: building the library and aclnn-conv-backward in build/ (first time: a few minutes)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" --target aclnn-conv-backward >/dev/null
 exec build/tools/conv_backward/aclnn-conv-backward "$@"
