@@ -99,13 +99,12 @@ void recordNotLive(const char* api, const aclOpExecutor* executor) {
       api, static_cast<const void*>(executor));
 }
 
-aclnnStatus setTensorAddr(const char* api, Side side, aclOpExecutor* executor, size_t index,
-                          aclTensor* tensor, void* addr) {
-  if (!executorPresent(api, executor)) return ACLNN_ERR_INNER_NULLPTR;
-  if (tensor == nullptr) {
-    aclcpu::recordErrorf("%s: argument tensor: expected a non-null aclTensor, got nullptr", api);
-    return ACLNN_ERR_INNER_NULLPTR;
-  }
+// Under the registry lock: rebinds every binding of `tensor` on `side` (or,
+// when none matches, the one `unmatched(live)` picks; it records why and
+// returns nullptr when there is none) and writes `addr` into `tensor` too.
+template <typename Unmatched>
+aclnnStatus rebind(const char* api, Side side, aclOpExecutor* executor, aclTensor* tensor,
+                   void* addr, Unmatched&& unmatched) {
   try {
     aclcpu::LockedExecutorRegistry registry;
     aclOpExecutor* live = registry.find(executor);
@@ -116,9 +115,9 @@ aclnnStatus setTensorAddr(const char* api, Side side, aclOpExecutor* executor, s
     std::vector<aclOpExecutor::Binding*> targets;
     collectMatches(*live, side, tensor, &targets);
     if (targets.empty()) {
-      aclOpExecutor::Binding* byIndex = bindingAtIndex(api, *live, side, index);
-      if (byIndex == nullptr) return ACLNN_ERR_PARAM_INVALID;
-      targets.push_back(byIndex);
+      aclOpExecutor::Binding* fallback = unmatched(*live);
+      if (fallback == nullptr) return ACLNN_ERR_PARAM_INVALID;
+      targets.push_back(fallback);
     }
     for (aclOpExecutor::Binding* binding : targets) binding->tensor.data = addr;
     tensor->data = addr;
@@ -127,6 +126,17 @@ aclnnStatus setTensorAddr(const char* api, Side side, aclOpExecutor* executor, s
     aclcpu::recordErrorf("%s: internal failure: %s", api, error.what());
     return ACLNN_ERR_INNER;
   }
+}
+
+aclnnStatus setTensorAddr(const char* api, Side side, aclOpExecutor* executor, size_t index,
+                          aclTensor* tensor, void* addr) {
+  if (!executorPresent(api, executor)) return ACLNN_ERR_INNER_NULLPTR;
+  if (tensor == nullptr) {
+    aclcpu::recordErrorf("%s: argument tensor: expected a non-null aclTensor, got nullptr", api);
+    return ACLNN_ERR_INNER_NULLPTR;
+  }
+  return rebind(api, side, executor, tensor, addr,
+                [&](aclOpExecutor& live) { return bindingAtIndex(api, live, side, index); });
 }
 
 aclnnStatus setDynamicTensorAddr(const char* api, Side side, aclOpExecutor* executor,
@@ -151,29 +161,14 @@ aclnnStatus setDynamicTensorAddr(const char* api, Side side, aclOpExecutor* exec
         relativeIndex);
     return ACLNN_ERR_INNER_NULLPTR;
   }
-  try {
-    aclcpu::LockedExecutorRegistry registry;
-    aclOpExecutor* live = registry.find(executor);
-    if (live == nullptr) {
-      recordNotLive(api, executor);
-      return ACLNN_ERR_PARAM_INVALID;
-    }
-    std::vector<aclOpExecutor::Binding*> targets;
-    collectMatches(*live, side, tensor, &targets);
-    if (targets.empty()) {
-      aclcpu::recordErrorf(
-          "%s: argument tensors: expected element %zu of dynamic %s %zu to be bound by phase 1 "
-          "of %s, got a tensor the executor does not use",
-          api, relativeIndex, sideName(side), irIndex, live->apiName);
-      return ACLNN_ERR_PARAM_INVALID;
-    }
-    for (aclOpExecutor::Binding* binding : targets) binding->tensor.data = addr;
-    tensor->data = addr;
-    return ACLNN_SUCCESS;
-  } catch (const std::exception& error) {
-    aclcpu::recordErrorf("%s: internal failure: %s", api, error.what());
-    return ACLNN_ERR_INNER;
-  }
+  return rebind(api, side, executor, tensor, addr,
+                [&](aclOpExecutor& live) -> aclOpExecutor::Binding* {
+                  aclcpu::recordErrorf(
+                      "%s: argument tensors: expected element %zu of dynamic %s %zu to be bound "
+                      "by phase 1 of %s, got a tensor the executor does not use",
+                      api, relativeIndex, sideName(side), irIndex, live.apiName);
+                  return nullptr;
+                });
 }
 
 }  // namespace
