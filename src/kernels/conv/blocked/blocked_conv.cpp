@@ -12,6 +12,7 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/blocked_kernels.h"
 #include "kernels/conv/blocked/blocked_plan.h"
+#include "kernels/conv/conv_geometry.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -191,6 +192,9 @@ void runRowPass(const ConvShape& shape, RowPassKind kind, const float* input, co
 }
 
 bool channelKindMatches(const ConvShape& s, Channels kind) {
+  // A pointwise convolution is a plain GEMM on the caller's memory; staging
+  // it only adds traffic (measured slower for every pass).
+  if (conv_detail::describe(s).columnsAreInput) return false;
   const bool depthwise = s.groups > 1 && s.inChannels == s.groups && s.outChannels == s.groups;
   return depthwise == (kind == Channels::Depthwise);
 }
@@ -253,22 +257,20 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
     stage(dy, p.dy, image0, images, dys);
     const int64_t groupBegin = image0 * rowsPerImage;
     const int64_t groupEnd = (image0 + images) * rowsPerImage;
-    parallelFor(p.chunks * p.pairs, [&](int64_t begin, int64_t end) {
+    // An item is (chunk, output block): each row block of the chunk is read
+    // once for every reduction block and tap while it is in cache.
+    parallelFor(p.chunks * b.outBlocks, [&](int64_t begin, int64_t end) {
       for (int64_t item = begin; item < end; ++item) {
-        const int64_t chunk = item / p.pairs, pair = item % p.pairs;
+        const int64_t chunk = item / b.outBlocks, ob = item % b.outBlocks;
         const int64_t chunkBegin = p.rows * chunk / p.chunks;
         const int64_t rowBegin = std::max(chunkBegin, groupBegin);
         const int64_t rowEnd = std::min(p.rows * (chunk + 1) / p.chunks, groupEnd);
-        if (rowBegin >= rowEnd) continue;
-        const int64_t ob = pair / b.redPerGroup;
-        const int64_t cb = firstReduction(b, ob) + pair % b.redPerGroup;
-        float* part = partial + (chunk * p.pairs + pair) * p.blockFloats;
+        const int64_t cb0 = firstReduction(b, ob);
+        float* part = partial + (chunk * p.pairs + ob * b.redPerGroup) * p.blockFloats;
         for (int64_t r0 = rowBegin; r0 < rowEnd;) {
           const int64_t plane = r0 / planeRows, oh = r0 % planeRows;
           const int64_t rows = std::min({kRowsPerBlock, rowEnd - r0, planeRows - oh});
           const int64_t image = plane / shape.out[0] - image0, od = plane % shape.out[0];
-          const float* xBase = xs + image * p.x.imageStride + cb * p.x.blockStride +
-                               od * p.rowStepX[0] + oh * p.rowStepX[1];
           WeightJob job;
           job.xColStep = p.colStepX;
           job.xRowStride = p.rowStepX[1];
@@ -278,18 +280,22 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
           job.rows = rows;
           job.cols = shape.out[2];
           job.accumulate = r0 != chunkBegin;
-          int64_t tap = 0;
-          for (int64_t kd = 0; kd < p.taps[0]; ++kd)
-            for (int64_t kh = 0; kh < p.taps[1]; ++kh)
-              for (int64_t kw = 0; kw < p.taps[2]; ++kw, ++tap) {
-                job.x = xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + kw * p.tapStep[2];
-                job.dw = part + tap * tapFloats;
-                if (b.depthwise) {
-                  f32_dwconvbwdw_16_avx512(job);
-                } else {
-                  f32_convbwdw_16x16_avx512(job);
+          for (int64_t r = 0; r < b.redPerGroup; ++r) {
+            const float* xBase = xs + image * p.x.imageStride + (cb0 + r) * p.x.blockStride +
+                                 od * p.rowStepX[0] + oh * p.rowStepX[1];
+            int64_t tap = 0;
+            for (int64_t kd = 0; kd < p.taps[0]; ++kd)
+              for (int64_t kh = 0; kh < p.taps[1]; ++kh)
+                for (int64_t kw = 0; kw < p.taps[2]; ++kw, ++tap) {
+                  job.x = xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + kw * p.tapStep[2];
+                  job.dw = part + r * p.blockFloats + tap * tapFloats;
+                  if (b.depthwise) {
+                    f32_dwconvbwdw_16_avx512(job);
+                  } else {
+                    f32_convbwdw_16x16_avx512(job);
+                  }
                 }
-              }
+          }
           r0 += rows;
         }
       }

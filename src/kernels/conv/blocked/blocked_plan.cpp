@@ -406,7 +406,7 @@ bool planWeightPass(const ConvShape& s, WeightPassPlan* plan) {
   if (!sz.ok || p.pairs == 0 || p.rows == 0) return false;
   // More chunks balance more threads but cost partial sums; both limits are
   // shape-only, so the reduction order is the same for every thread count.
-  int64_t chunks = std::clamp<int64_t>(ceilDiv(kWeightItemsTarget, p.pairs), 1, p.rows);
+  int64_t chunks = std::clamp<int64_t>(ceilDiv(kWeightItemsTarget, p.blocks.outBlocks), 1, p.rows);
   const double operandFloats = static_cast<double>(p.x.floats) + static_cast<double>(p.dy.floats);
   const double partialFloats = static_cast<double>(p.pairs) * static_cast<double>(p.blockFloats);
   while (chunks > 1 && chunks * partialFloats > 0.5 * operandFloats) --chunks;

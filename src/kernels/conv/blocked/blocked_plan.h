@@ -96,9 +96,9 @@ struct WeightPassPlan {
   int64_t colStepX = 0;            // floats per output column in x
   int64_t rows = 0;                // images * outD * outH
   int64_t imagesPerGroup = 0;      // the batch is staged in groups of this many images
-  int64_t chunks = 0;
-  int64_t pairs = 0;        // outBlocks * redPerGroup
-  int64_t blockFloats = 0;  // one pair's partial: taps * 16 * 16 (depthwise: taps * 16)
+  int64_t chunks = 0;              // work items: chunks * outBlocks
+  int64_t pairs = 0;               // outBlocks * redPerGroup
+  int64_t blockFloats = 0;         // one pair's partial: taps * 16 * 16 (depthwise: taps * 16)
   uint64_t xOffset = 0, dyOffset = 0, partialOffset = 0, bytes = 0;
 };
 
