@@ -58,7 +58,9 @@ class CompareResult:
     """The outcome of compare(): error levels, failures and where the worst one is.
 
     max_abs_error, max_rel_error (relative to |golden|, over elements whose golden is
-    non-zero), mismatches (elements outside the tolerance), mismatch_fraction,
+    non-zero; dominated by near-zero goldens where a long sum cancels), norm_rel_error
+    (||actual - golden|| / ||golden||, over finite elements: the error level of the
+    whole result), mismatches (elements outside the tolerance), mismatch_fraction,
     worst_index (the element that exceeds its tolerance most, or has the largest error
     when all pass; None when empty), worst_actual, worst_golden, rtol, atol, dtype,
     size, passed.
@@ -78,7 +80,8 @@ class CompareResult:
             f"{'PASS' if self.passed else 'FAIL'}: {self.mismatches} of {self.size} elements "
             f"outside |a-g| <= {self.atol:g} + {self.rtol:g}*|g| "
             f"({100 * self.mismatch_fraction:.4g}%), tolerance of {self.dtype}",
-            f"  max abs error {self.max_abs_error:.6g}, max rel error {self.max_rel_error:.6g}",
+            f"  max abs error {self.max_abs_error:.6g}, max rel error {self.max_rel_error:.6g}, "
+            f"norm rel error {self.norm_rel_error:.6g}",
         ]
         if self.worst_index is not None:
             lines.append(f"  worst at {self.worst_index}: actual {self.worst_actual!r}, "
@@ -127,8 +130,13 @@ def compare(actual, golden, dtype=None, rtol=None, atol=None):
         v = v[np.isfinite(v)] if v.size else v
         return float(v.max()) if v.size else (math.nan if mismatches else 0.0)
 
+    finite = np.isfinite(a) & np.isfinite(g)
+    g_norm = float(np.linalg.norm(g[finite]))
+    d_norm = float(np.linalg.norm((a - g)[finite]))
+    norm_rel = d_norm / g_norm if g_norm else (0.0 if d_norm == 0 else math.inf)
     return CompareResult(
-        max_abs_error=finite_max(err), max_rel_error=finite_max(rel), mismatches=mismatches,
+        max_abs_error=finite_max(err), max_rel_error=finite_max(rel), norm_rel_error=norm_rel,
+        mismatches=mismatches,
         mismatch_fraction=mismatches / size if size else 0.0, worst_index=worst_index,
         worst_actual=worst_actual, worst_golden=worst_golden, rtol=rtol, atol=atol,
         dtype=name, size=size, passed=mismatches == 0)
