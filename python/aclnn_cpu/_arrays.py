@@ -134,7 +134,8 @@ def operand(name, obj, writable=False):
     else:
         raise TypeError(f"{name}: expected a numpy.ndarray or a torch.Tensor, got "
                         f"{type(obj).__name__}")
-    if writable and any(s == 0 and n > 1 for n, s in zip(op.shape, op.strides)):
+    if writable and 0 not in op.shape and any(s == 0 and n > 1 for n, s in
+                                              zip(op.shape, op.strides)):
         raise ValueError(f"{name}: output view has a zero stride (its elements overlap)")
     return op
 

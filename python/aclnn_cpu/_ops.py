@@ -53,11 +53,27 @@ def _kind(*ops):
 
 
 def _output(name, given, kind, shape, dtype):
-    """The caller's array for an output, or a new one."""
+    """(array, Operand) for an output: the caller's array, or a new one; (None, None) when
+    there is neither (its shape comes from an input that was None)."""
     if given is not None:
         return given, _arrays.operand(name, given, writable=True)
+    if shape is None:
+        return None, None
     array = _arrays.new_array(kind, shape, dtype)
     return array, _arrays.operand(name, array, writable=True)
+
+
+def _shape(op):
+    return None if op is None else op.shape
+
+
+def _dtype(op, default="float32"):
+    return default if op is None else op.dtype
+
+
+def _dims(*ops):
+    """Spatial dims from the first operand that is present."""
+    return _params.spatial_dims(next((o.ndim for o in ops if o is not None), 3))
 
 
 def convolution_backward(grad_output, input, weight, bias_sizes=None, stride=1, padding=0,
@@ -85,12 +101,13 @@ def convolution_backward(grad_output, input, weight, bias_sizes=None, stride=1, 
     with the dtype of input / weight / grad_output.
 
     Raises TypeError for wrong Python types or unsupported dtypes (before any C call) and
-    AclnnError (with .status) when the library rejects the call.
+    AclnnError (with .status) when the library rejects the call. None for a required
+    array is passed on as a null pointer, which the library reports (161001).
     """
-    go = _arrays.operand("grad_output", grad_output)
-    x = _arrays.operand("input", input)
-    w = _arrays.operand("weight", weight)
-    dims = _params.spatial_dims(x.ndim)
+    go = _arrays.optional_operand("grad_output", grad_output)
+    x = _arrays.optional_operand("input", input)
+    w = _arrays.optional_operand("weight", weight)
+    dims = _dims(x, go, w)
     stride = _params.int_list("stride", stride, dims)
     padding = _params.int_list("padding", padding, dims)
     dilation = _params.int_list("dilation", dilation, dims)
@@ -101,13 +118,13 @@ def convolution_backward(grad_output, input, weight, bias_sizes=None, stride=1, 
     if not isinstance(transposed, bool):
         raise TypeError(f"transposed: expected a bool, got {type(transposed).__name__}")
     if bias_sizes is None:
-        bias_sizes = [go.shape[1]] if go.ndim > 1 else [0]
+        bias_sizes = [go.shape[1]] if go is not None and go.ndim > 1 else [0]
     else:
         bias_sizes = _params.int_list("bias_sizes", bias_sizes, 1)
     given = _params.out_triple(out)
     kind = _kind(x, go, w)
-    shapes = [x.shape, w.shape, bias_sizes[:1]]
-    dtypes = [x.dtype, w.dtype, go.dtype]
+    shapes = [_shape(x), _shape(w), bias_sizes[:1]]
+    dtypes = [_dtype(x), _dtype(w), _dtype(go)]
     names = ["grad_input", "grad_weight", "grad_bias"]
     results, outs = [], []
     for i in range(3):
@@ -137,19 +154,20 @@ def conv_tbc_backward(self_grad, input, weight, bias, pad, cube_math_type=0, out
     out: optional (grad_input, grad_weight, grad_bias) arrays.
 
     Returns (grad_input, grad_weight, grad_bias) shaped like input / weight / bias with the
-    dtype of input / weight / self_grad (unless given in out).
+    dtype of input / weight / self_grad (unless given in out). None for an array is passed
+    on as a null pointer, which the library reports (161001).
     """
-    s = _arrays.operand("self_grad", self_grad)
-    x = _arrays.operand("input", input)
-    w = _arrays.operand("weight", weight)
-    b = _arrays.operand("bias", bias)
+    s = _arrays.optional_operand("self_grad", self_grad)
+    x = _arrays.optional_operand("input", input)
+    w = _arrays.optional_operand("weight", weight)
+    b = _arrays.optional_operand("bias", bias)
     pad = _params.int_value("pad", pad)
     cube = _params.cube_math_type(cube_math_type)
     given = _params.out_triple(out)
     kind = _kind(x, s, w)
     names = ["grad_input", "grad_weight", "grad_bias"]
-    shapes = [x.shape, w.shape, b.shape]
-    dtypes = [x.dtype, w.dtype, s.dtype]
+    shapes = [_shape(x), _shape(w), _shape(b)]
+    dtypes = [_dtype(x), _dtype(w), _dtype(s)]
     pairs = [_output(names[i], given[i], kind, shapes[i], dtypes[i]) for i in range(3)]
     nd = _abi.ACL_FORMAT_ND
 
@@ -218,10 +236,10 @@ def convolution(input, weight, bias=None, stride=1, padding=0, dilation=1, trans
     Raises OperatorUnavailableError (a NotImplementedError) when the loaded library does not
     export aclnnConvolution.
     """
-    x = _arrays.operand("input", input)
-    w = _arrays.operand("weight", weight)
+    x = _arrays.optional_operand("input", input)
+    w = _arrays.optional_operand("weight", weight)
     b = _arrays.optional_operand("bias", bias)
-    dims = _params.spatial_dims(x.ndim)
+    dims = _dims(x, w)
     stride = _params.int_list("stride", stride, dims)
     padding = _params.int_list("padding", padding, dims)
     dilation = _params.int_list("dilation", dilation, dims)
@@ -230,9 +248,12 @@ def convolution(input, weight, bias=None, stride=1, padding=0, dilation=1, trans
     cube = _params.cube_math_type(cube_math_type)
     if not isinstance(transposed, bool):
         raise TypeError(f"transposed: expected a bool, got {type(transposed).__name__}")
-    shape = _conv_output_shape(x, w, stride, padding, dilation, transposed, output_padding,
-                               groups) or [0] * x.ndim
-    result, o = _output("out", out, _kind(x, w), shape, _arrays.promote(x.dtype, w.dtype))
+    shape = None
+    if x is not None and w is not None:
+        shape = _conv_output_shape(x, w, stride, padding, dilation, transposed, output_padding,
+                                   groups) or [0] * x.ndim
+    result, o = _output("out", out, _kind(x, w), shape,
+                        _arrays.promote(_dtype(x), _dtype(w)))
 
     def build(d):
         return (d.tensor(x), d.tensor(w), d.tensor(b, _abi.ACL_FORMAT_ND), d.int_array(stride),
@@ -250,15 +271,15 @@ def conv_tbc(self, weight, bias, pad, cube_math_type=0, out=None):
     ends of T. Returns [T + 2*pad - K + 1, B, C_out] in self's dtype (unless out is given).
     Raises OperatorUnavailableError when the library does not export aclnnConvTbc.
     """
-    s = _arrays.operand("self", self)
-    w = _arrays.operand("weight", weight)
-    b = _arrays.operand("bias", bias)
+    s = _arrays.optional_operand("self", self)
+    w = _arrays.optional_operand("weight", weight)
+    b = _arrays.optional_operand("bias", bias)
     pad = _params.int_value("pad", pad)
     cube = _params.cube_math_type(cube_math_type)
-    shape = [0, 0, 0]
-    if s.ndim == 3 and w.ndim == 3:
+    shape = None if s is None or w is None else [0, 0, 0]
+    if shape is not None and s.ndim == 3 and w.ndim == 3:
         shape = [max(s.shape[0] + 2 * pad - w.shape[0] + 1, 0), s.shape[1], w.shape[2]]
-    result, o = _output("out", out, _kind(s, w), shape, s.dtype)
+    result, o = _output("out", out, _kind(s, w), shape, _dtype(s))
     nd = _abi.ACL_FORMAT_ND
 
     def build(d):
@@ -277,18 +298,21 @@ def conv_depthwise2d(self, weight, kernel_size, bias=None, stride=1, padding=0, 
     (an int or two values; padding symmetric). Returns [N, C*m, H', W'] in self's dtype.
     Raises OperatorUnavailableError when the library does not export aclnnConvDepthwise2d.
     """
-    s = _arrays.operand("self", self)
-    w = _arrays.operand("weight", weight)
+    s = _arrays.optional_operand("self", self)
+    w = _arrays.optional_operand("weight", weight)
     b = _arrays.optional_operand("bias", bias)
-    kernel_size = _params.int_list("kernel_size", kernel_size, 2)
+    if kernel_size is not None:  # None goes on as a null pointer (161001)
+        kernel_size = _params.int_list("kernel_size", kernel_size, 2)
     stride = _params.int_list("stride", stride, 2)
     padding = _params.int_list("padding", padding, 2)
     dilation = _params.int_list("dilation", dilation, 2)
     cube = _params.cube_math_type(cube_math_type)
     shape = None
-    if s.ndim == 4:
-        shape = _conv_output_shape(s, w, stride, padding, dilation, False, [0, 0], 1)
-    result, o = _output("out", out, _kind(s, w), shape or [0, 0, 0, 0], s.dtype)
+    if s is not None and w is not None:
+        shape = [0, 0, 0, 0]
+        if s.ndim == 4:
+            shape = _conv_output_shape(s, w, stride, padding, dilation, False, [0, 0], 1) or shape
+    result, o = _output("out", out, _kind(s, w), shape, _dtype(s))
 
     def build(d):
         return (d.tensor(s), d.tensor(w), d.int_array(kernel_size), d.tensor(b, _abi.ACL_FORMAT_ND),

@@ -8,18 +8,18 @@ import views
 DTYPES = ["float32", "float16", "bfloat16"]
 
 
-def _spatial(rng, d, transposed, k, stride, dil, pads, out_pad):
+def _spatial(rng, d, transposed, k, stride, dil, pads, out_pad, grow):
     in_sp, go_sp = [], []
     for i in range(d):
         span = dil[i] * (k[i] - 1)
         lo, hi = pads[i]
         if not transposed:
             least = max(1, span + 1 - lo - hi)
-            x = int(rng.integers(least, least + (3 if d == 3 else 6)))
+            x = int(rng.integers(least, least + (3 if d == 3 else 6) * grow))
             in_sp.append(x)
             go_sp.append((x + lo + hi - span - 1) // stride[i] + 1)
         else:
-            x = int(rng.integers(1, 4 if d == 3 else 6))
+            x = int(rng.integers(1, (4 if d == 3 else 6) * grow))
             full = (x - 1) * stride[i] + span + out_pad[i] + 1
             while full - lo - hi < 1:
                 lo, hi = max(0, lo - 1), max(0, hi - 1)
@@ -32,15 +32,20 @@ def _spatial(rng, d, transposed, k, stride, dil, pads, out_pad):
 def conv_problem(seed):
     """One problem; every random choice comes from `seed`."""
     rng = np.random.default_rng(seed)
+    # Every 16th problem is larger (wide channels, long rows, reductions of a few
+    # thousand terms), so that blocked and multi-threaded kernel paths run too.
+    big = seed % 16 == 15
+    cmul, grow = (6, 4) if big else (1, 1)
     d = int(rng.choice([1, 2, 3], p=[0.35, 0.45, 0.2]))
     transposed = bool(rng.random() < 0.3)
     kind_of_groups = rng.random()
     if kind_of_groups < 0.2:  # depthwise-like
-        groups, a, b = int(rng.integers(2, 5)), int(rng.integers(1, 3)), 1
+        groups, a, b = int(rng.integers(2, 5 * cmul)), int(rng.integers(1, 3)), 1
     elif kind_of_groups < 0.4:
-        groups, a, b = int(rng.integers(2, 4)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        groups = int(rng.integers(2, 4))
+        a, b = int(rng.integers(1, 4 * cmul)), int(rng.integers(1, 4 * cmul))
     else:
-        groups, a, b = 1, int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        groups, a, b = 1, int(rng.integers(1, 6 * cmul)), int(rng.integers(1, 6 * cmul))
     k = [int(rng.integers(1, 4 if d == 3 else 5)) for _ in range(d)]
     stride = [int(rng.integers(1, 4)) for _ in range(d)]
     dil = [int(rng.choice([1, 1, 2])) for _ in range(d)]
@@ -51,7 +56,8 @@ def conv_problem(seed):
     else:
         pads = [(p, p) for p in (int(rng.integers(0, s // 2 + 2)) for s in span)]
     out_pad = [int(rng.integers(0, stride[i])) if transposed else 0 for i in range(d)]
-    in_sp, go_sp = _spatial(rng, d, transposed, k, stride, dil, pads, out_pad)
+    in_sp, go_sp = _spatial(rng, d, transposed, k, stride, dil, pads, out_pad,
+                            grow if d < 3 else 2 if big else 1)
     n = int(rng.integers(1, 4))
     w_shape = [groups * a, b] + k
     in_c, go_c = (w_shape[0], b * groups) if transposed else (b * groups, w_shape[0])

@@ -10,7 +10,7 @@ import oracle  # noqa: E402
 import problems  # noqa: E402
 import views  # noqa: E402
 
-SEEDS = range(1000, 1192)  # 192 problems: every mask x cube_math_type combination 6 times
+SEEDS = range(1000, 1480)  # 480 problems: every mask x cube_math_type combination 15 times
 
 
 def _param(values, as_int):
@@ -129,3 +129,32 @@ def test_views_are_not_copied():
                                               [0, 0], 1, [True, False, False])[0]
     torch.testing.assert_close(big[:, :, :, 1::2], ref, rtol=1e-5, atol=1e-5)
     assert torch.isnan(big[:, :, :, 0::2]).all()
+
+
+def test_empty_batch_gives_zero_weight_and_bias_gradients():
+    """Spec decision 4: true gradients of an empty reduction are zeros."""
+    go = np.ones((0, 2, 3, 3), np.float32)
+    x = np.ones((0, 3, 5, 5), np.float32)
+    w = np.ones((2, 3, 3, 3), np.float32)
+    gw_out, gb_out = np.full((2, 3, 3, 3), np.nan, np.float32), np.full(2, np.nan, np.float32)
+    gi, gw, gb = aclnn_cpu.convolution_backward(go, x, w, out=(None, gw_out, gb_out))
+    assert gi.shape == (0, 3, 5, 5)
+    np.testing.assert_array_equal(gw, np.zeros((2, 3, 3, 3), np.float32))
+    np.testing.assert_array_equal(gb, np.zeros(2, np.float32))
+
+
+def test_operands_are_the_callers_memory():
+    """What aclCreateTensor gets: the root buffer, the view's offset and strides."""
+    from aclnn_cpu._arrays import operand
+    root = np.zeros((4, 6, 8), np.float32)
+    view = root[1:, ::2, ::-1]
+    op = operand("x", view)
+    assert op.base == root.ctypes.data and op.storage_numel == root.size
+    assert op.strides == (48, 16, -1) and op.offset == 48 + 7
+    assert op.shape == view.shape
+    t = torch.zeros(5, 7)[1:, 2:].t()
+    op = operand("t", t)
+    assert (op.base, op.offset, op.strides, op.storage_numel) == (
+        t.storage().data_ptr(), 9, (1, 7), 35)
+    cl = torch.zeros(2, 3, 4, 5).contiguous(memory_format=torch.channels_last)
+    assert operand("cl", cl).strides == (60, 1, 15, 3)

@@ -52,20 +52,26 @@ def test_tbc_wrong_shape():
     assert info.value.status == 161002 and "bias" in info.value.message
 
 
-def test_null_where_required():
+def test_null_where_required_is_161001_naming_it():
+    """None for a required array reaches the library as a null pointer."""
     go, x, w = _problem()
-    with pytest.raises(TypeError, match="input"):
-        aclnn_cpu.convolution_backward(go, None, w)
-    with pytest.raises(TypeError, match="bias"):
-        aclnn_cpu.conv_tbc_backward(np.ones((5, 1, 2), np.float32),
-                                    np.ones((5, 1, 2), np.float32),
-                                    np.ones((1, 2, 2), np.float32), None, 0)
+    for args, name in (((None, x, w), "gradOutput"), ((go, None, w), "input"),
+                       ((go, x, None), "weight")):
+        with pytest.raises(aclnn_cpu.AclnnError) as info:
+            aclnn_cpu.convolution_backward(*args)
+        assert info.value.status == 161001 and name in info.value.message
+    tbc = [np.ones(s, np.float32) for s in ([5, 1, 2], [5, 1, 2], [1, 2, 2])]
+    with pytest.raises(aclnn_cpu.AclnnError) as info:
+        aclnn_cpu.conv_tbc_backward(*tbc, None, 0)
+    assert info.value.status == 161001 and "bias" in info.value.message
 
 
 def test_wrong_python_types():
     go, x, w = _problem()
     with pytest.raises(TypeError, match="grad_output"):
         aclnn_cpu.convolution_backward(go.tolist(), x, w)
+    with pytest.raises(TypeError, match="weight: expected a numpy.ndarray or a torch.Tensor"):
+        aclnn_cpu.convolution_backward(go, x, 1.0)
     with pytest.raises(TypeError, match="stride"):
         aclnn_cpu.convolution_backward(go, x, w, stride=1.0)
     with pytest.raises(TypeError, match="padding"):

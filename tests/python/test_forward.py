@@ -189,3 +189,18 @@ def test_missing_forward_operators_raise_clearly():
             call()
         assert isinstance(info.value, aclnn_cpu.OperatorUnavailableError)
         assert not aclnn_cpu.has_operator(name)
+
+
+@_requires("aclnnConvDepthwise2d")
+@_requires("aclnnConvTbc")
+@_requires("aclnnConvolution")
+def test_forward_nulls_are_161001_naming_them():
+    x, w = np.ones((1, 2, 4, 4), np.float32), np.ones((2, 1, 3, 3), np.float32)
+    calls = [(lambda: aclnn_cpu.convolution(None, w), "input"),
+             (lambda: aclnn_cpu.conv_tbc(x[0], None, x[0, 0, 0], 0), "weight"),
+             (lambda: aclnn_cpu.conv_tbc(x[0], x[0], None, 0), "bias"),
+             (lambda: aclnn_cpu.conv_depthwise2d(x, w, None), "kernelSize")]
+    for call, name in calls:
+        with pytest.raises(aclnn_cpu.AclnnError) as info:
+            call()
+        assert info.value.status == 161001 and name in info.value.message, info.value
