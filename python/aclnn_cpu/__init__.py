@@ -39,6 +39,7 @@ package (<prefix>/lib64), else through the dynamic loader. It is loaded and
 initialised on first use; each Python thread gets its own stream.
 """
 
+from ._abi import CUBE_MATH_TYPES as _CUBE_MATH_TYPES
 from ._errors import AclnnError, LibraryNotFoundError, OperatorUnavailableError
 from ._ops import (conv_depthwise2d, conv_tbc, conv_tbc_backward, convolution,
                    convolution_backward)
@@ -47,7 +48,7 @@ from .compare import DEFAULT_TOLERANCES, CompareResult, compare
 
 __version__ = "0.1.0"
 
-CUBE_MATH_TYPES = dict(KEEP_DTYPE=0, ALLOW_FP32_DOWN_PRECISION=1, USE_FP16=2, USE_HF32=3)
+CUBE_MATH_TYPES = dict(_CUBE_MATH_TYPES)  # name -> value
 
 __all__ = [
     "AclnnError", "LibraryNotFoundError", "OperatorUnavailableError", "CompareResult",

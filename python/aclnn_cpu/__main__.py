@@ -1,4 +1,5 @@
-"""Command line: python3 -m aclnn_cpu compare ACTUAL.npy GOLDEN.npy [--dtype D] [--rtol R] [--atol A]
+"""Command line: python3 -m aclnn_cpu compare ACTUAL.npy GOLDEN.npy [--dtype D] [--rtol R]
+[--atol A]
 
 Prints the comparison (see aclnn_cpu.compare) and exits 0 when it passes, 1 when it
 fails, 2 on a usage or file error.

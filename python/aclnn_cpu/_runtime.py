@@ -18,12 +18,6 @@ from ._errors import LibraryNotFoundError, OperatorUnavailableError
 LIB_DIR_ENV = "ACLNN_CPU_LIB_DIR"
 LIB_NAME = "libascendcl.so"
 
-# The operators the package knows, each as (phase-1 name, phase-2 name). The
-# forward ones may be missing from an older library; they are looked up when
-# called, never at load time.
-BACKWARD_OPERATORS = ("aclnnConvolutionBackward", "aclnnConvTbcBackward")
-FORWARD_OPERATORS = ("aclnnConvolution", "aclnnConvTbc", "aclnnConvDepthwise2d")
-
 
 def _candidate_paths():
     """Where libascendcl.so may be, most specific first, as (path, reason)."""
