@@ -6,7 +6,7 @@ when torch is missing (then the numpy-only tests still run first, and their fail
 still fail the test). Arguments are passed on to pytest.
 """
 
-import importlib.util
+import importlib
 import os
 import sys
 
@@ -14,8 +14,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SKIP = 77
 
 
+def _importable(name):
+    try:
+        importlib.import_module(name)
+        return True
+    except ImportError:
+        return False
+
+
 def main():
-    missing = [m for m in ("pytest", "numpy") if importlib.util.find_spec(m) is None]
+    missing = [m for m in ("pytest", "numpy") if not _importable(m)]
     if missing:
         print(f"python_tests: skipped, cannot import {', '.join(missing)} with {sys.executable} "
               "(install python3-pytest python3-numpy)")
@@ -24,7 +32,7 @@ def main():
     # -rs lists every skipped test with its reason; no cache or bytecode in the source tree.
     sys.dont_write_bytecode = True
     rc = pytest.main(["-p", "no:cacheprovider", "-rs", "-q", HERE] + sys.argv[1:])
-    if rc == 0 and importlib.util.find_spec("torch") is None:
+    if rc == 0 and not _importable("torch"):
         print("python_tests: skipped, PyTorch (python3-torch) is missing: only the numpy-only "
               "tests ran")
         return SKIP
