@@ -1,5 +1,7 @@
 """Every descriptor the package creates is destroyed, on success and on every error path."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -31,3 +33,26 @@ def test_results_do_not_keep_inputs_alive():
     gi, gw, gb = aclnn_cpu.convolution_backward(go, x, w)
     for r in (gi, gw, gb):
         assert r.base is None and r.flags.owndata
+
+
+def _resident_mib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc (Linux)")
+def test_memory_is_stable_under_repeated_calls():
+    """Executors, workspaces and descriptors are all released: 400 calls whose workspace,
+    outputs and descriptors would add up to tens of MiB if any of them leaked."""
+    rng = np.random.default_rng(0)
+    go, x = (rng.standard_normal((4, 16, 16, 16)).astype(np.float32) for _ in range(2))
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    tbc = [rng.standard_normal(s).astype(np.float32) for s in ([64, 4, 16], [64, 4, 16],
+                                                               [3, 16, 16], [16])]
+    for i in range(50):  # warm-up: pools, caches, first-touch pages
+        aclnn_cpu.convolution_backward(go, x, w, padding=1, cube_math_type=i % 4)
+    before = _resident_mib()
+    for i in range(400):
+        aclnn_cpu.convolution_backward(go, x, w, padding=1, cube_math_type=i % 4)
+        aclnn_cpu.conv_tbc_backward(*tbc, 1)
+    assert _resident_mib() - before < 4.0

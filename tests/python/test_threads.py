@@ -75,3 +75,22 @@ def test_many_short_lived_threads():
         np.testing.assert_array_equal(r, expected)
     from aclnn_cpu._runtime import RUNTIME
     assert len(RUNTIME._streams) <= 2  # the main thread's, and at most one not yet collected
+
+
+def test_one_stream_per_thread():
+    from aclnn_cpu._runtime import RUNTIME
+    handles = {}
+
+    def worker(name):
+        handles[name] = (RUNTIME.stream(), RUNTIME.stream())
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in ("a", "b")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    main = RUNTIME.stream()
+    assert handles["a"][0] == handles["a"][1] and handles["b"][0] == handles["b"][1]
+    # Distinct streams (the runtime never reuses a handle value, even after a
+    # thread's stream was destroyed).
+    assert len({handles["a"][0], handles["b"][0], main}) == 3

@@ -127,3 +127,40 @@ def test_no_grad_needed_means_no_call():
     x = torch.randn(1, 2, 5, 5, requires_grad=True)
     layer(x).sum().backward()
     assert x.grad is not None and x.grad.shape == x.shape
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_half_precision_layer_gradients(dtype):
+    """A bf16/fp16 layer: gradients at the level of the dtype's rounding of the results."""
+    dt = getattr(torch, dtype)
+    torch.manual_seed(3)
+    layer = act.Conv2d(3, 4, 3, padding=1).to(dt)
+    x = torch.randn(2, 3, 6, 6).to(dt)
+    if not act.forward_uses_library():
+        try:  # PyTorch's CPU forward for this dtype is what the layer falls back to
+            torch.nn.functional.conv2d(x, layer.weight, layer.bias, padding=1)
+        except RuntimeError as exc:
+            pytest.skip(f"PyTorch has no CPU {dtype} convolution for the forward: {exc}")
+    ours = _grads(layer, x, 3)
+    ref = torch.nn.Conv2d(3, 4, 3, padding=1).double()
+    ref.load_state_dict({k: v.double() for k, v in layer.state_dict().items()})
+    want = _grads(ref, x.double(), 3)
+    for got, w64 in zip(ours, want):
+        assert got.dtype == dt
+        scale = float(w64.abs().max())
+        assert float((got.double() - w64).abs().max()) <= 2.0**-7 * scale
+
+
+def test_grad_output_with_zero_strides():
+    """sum().backward() hands the layer an expanded (zero-stride) gradient: used in place."""
+    torch.manual_seed(5)
+    layer = act.Conv2d(2, 3, 3)
+    ref = torch.nn.Conv2d(2, 3, 3)
+    ref.load_state_dict(layer.state_dict())
+    x = torch.randn(2, 2, 6, 6)
+    xa, xb = x.clone().requires_grad_(), x.clone().requires_grad_()
+    layer(xa).sum().backward()
+    ref(xb).sum().backward()
+    torch.testing.assert_close(xa.grad, xb.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(layer.weight.grad, ref.weight.grad, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(layer.bias.grad, ref.bias.grad, rtol=1e-5, atol=1e-5)
