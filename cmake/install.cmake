@@ -50,3 +50,9 @@ install(FILES
 install(FILES ${PROJECT_BINARY_DIR}/aclnn-cpu.pc
   DESTINATION ${ACLNN_CPU_INSTALL_PKGCONFIGDIR}
   COMPONENT aclnn-cpu)
+
+# Python package aclnn_cpu (python/aclnn_cpu), in Debian's layout next to the
+# libraries: <prefix>/lib/python3/dist-packages/aclnn_cpu finds <prefix>/lib64.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/aclnn_cpu
+  DESTINATION lib/python3/dist-packages COMPONENT aclnn-cpu
+  PATTERN "__pycache__" EXCLUDE)
