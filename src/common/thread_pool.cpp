@@ -32,6 +32,8 @@ int defaultThreadCount() {
   return hw > 0 ? static_cast<int>(hw) : 1;
 }
 
+constexpr int64_t kChunksPerThread = 4;
+
 class ThreadPool {
  public:
   explicit ThreadPool(int threads) : threadCount_(threads) {
@@ -51,7 +53,10 @@ class ThreadPool {
 
   // Caller holds the region lock, so only one region is ever in flight.
   void run(int64_t count, const RangeBody& body) {
-    const int64_t chunks = std::min<int64_t>(count, threadCount_);
+    // A few chunks per thread, taken first come first served: a thread that
+    // the OS holds back (a shared machine) does not hold up the region.
+    // Results never depend on the cut (see parallelFor's contract).
+    const int64_t chunks = std::min<int64_t>(count, int64_t{threadCount_} * kChunksPerThread);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       body_ = &body;

@@ -1,9 +1,12 @@
 // gatherToFloat / scatterFromFloat / fillZero: element-wise moves between a
-// strided view of any dtype and a dense fp32 buffer.
+// strided view of any dtype and a dense fp32 buffer. Contiguous runs go
+// through the active ISA's vector loops (convert_runs.h); strided runs and
+// CPUs without them use the scalar loops here, which are the reference.
 
 #include <cstring>
 
 #include "kernels/convert/convert.h"
+#include "kernels/convert/convert_runs.h"
 #include "kernels/convert/scalar_convert_inl.h"
 #include "kernels/convert/view_walk.h"
 
@@ -39,6 +42,7 @@ template <ElementType T, Rounding R>
 void gatherRuns(const View5& src, const ViewWalk& walk, float* dst) {
   using S = Storage<T>;
   const auto* base = static_cast<const typename S::type*>(src.data);
+  const detail::GatherRunFn vectorRun = detail::vectorGatherRun(T, R);
   detail::parallelOverElements(walk.total, true, [&](int64_t begin, int64_t end) {
     detail::forEachRun(walk, begin, end,
                        [&](int64_t flat, int64_t offset, int64_t stride, int64_t length) {
@@ -50,7 +54,9 @@ void gatherRuns(const View5& src, const ViewWalk& walk, float* dst) {
                              return;
                            }
                          }
-                         if (stride == 1) {
+                         if (stride == 1 && vectorRun) {
+                           vectorRun(in, length, out);
+                         } else if (stride == 1) {
                            for (int64_t i = 0; i < length; ++i)
                              out[i] = applyRounding<R>(S::load(in[i]));
                          } else {
@@ -68,6 +74,7 @@ void scatterRuns(const float* src, const View5& dst, const ViewWalk& walk) {
   // Overlapping destinations are written in element order by one thread, so
   // the last element written wins deterministically.
   const bool parallel = detail::walkIsNonOverlapping(walk);
+  const detail::ScatterRunFn vectorRun = detail::vectorScatterRun(T, R);
   detail::parallelOverElements(walk.total, parallel, [&](int64_t begin, int64_t end) {
     detail::forEachRun(walk, begin, end,
                        [&](int64_t flat, int64_t offset, int64_t stride, int64_t length) {
@@ -79,7 +86,9 @@ void scatterRuns(const float* src, const View5& dst, const ViewWalk& walk) {
                              return;
                            }
                          }
-                         if (stride == 1) {
+                         if (stride == 1 && vectorRun) {
+                           vectorRun(in, length, out);
+                         } else if (stride == 1) {
                            for (int64_t i = 0; i < length; ++i)
                              out[i] = S::store(applyRounding<R>(in[i]));
                          } else {

@@ -75,16 +75,10 @@ int64_t firstReduction(const ChannelBlocks& b, int64_t outBlock) {
   return outBlock / b.outPerGroup * b.redPerGroup;
 }
 
-// w [O, C/G, taps] of the normal convolution, zero outside the groups and the
-// channel counts.
+// w [O, C/G, taps] of the normal convolution.
 struct Weights {
   const float* w;
   int64_t inChannels, outChannels, cinPerGroup, coutPerGroup, taps;
-  float at(int64_t oc, int64_t ic, int64_t tap) const {
-    if (oc >= outChannels || ic >= inChannels) return 0.0f;
-    if (oc / coutPerGroup != ic / cinPerGroup) return 0.0f;
-    return w[(oc * cinPerGroup + ic % cinPerGroup) * taps + tap];
-  }
 };
 
 Weights weightsOf(const ConvShape& s, const float* w) {
@@ -96,8 +90,30 @@ Weights weightsOf(const ConvShape& s, const float* w) {
           s.kernel[0] * s.kernel[1] * s.kernel[2]};
 }
 
+// Where the weights of one channel of a block live: its group and the
+// offset of its row (output channel) or column (reduction channel) in w;
+// group -1 marks a padding channel.
+struct ChannelSlot {
+  int64_t group = -1;
+  int64_t offset = 0;
+};
+
 void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& w, float* packed) {
   const bool data = p.kind == RowPassKind::BackwardData;
+  const int64_t outChannels = data ? w.inChannels : w.outChannels;
+  const int64_t redChannels = data ? w.outChannels : w.inChannels;
+  const int64_t outPerGroup = data ? w.cinPerGroup : w.coutPerGroup;
+  const int64_t redPerGroup = data ? w.coutPerGroup : w.cinPerGroup;
+  // w[oc][ic % cinPerGroup][tap]: the element of (out o, reduction c) is at
+  // outSlot.offset + redSlot.offset + tap in either direction.
+  auto slot = [&](int64_t channel, int64_t count, int64_t perGroup, bool isOutputChannel) {
+    ChannelSlot s;
+    if (channel >= count) return s;
+    s.group = channel / perGroup;
+    s.offset =
+        isOutputChannel ? channel * w.cinPerGroup * w.taps : channel % w.cinPerGroup * w.taps;
+    return s;
+  };
   parallelFor(p.blocks.tiles, [&](int64_t begin, int64_t end) {
     for (int64_t tile = begin; tile < end; ++tile) {
       int64_t ob0 = 0;
@@ -105,21 +121,29 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
       tileBlocks(p.blocks, tile, &ob0, &nb);
       const int64_t red0 = firstReduction(p.blocks, ob0);
       float* dst = packed + tile * p.tileWeightFloats;
+      ChannelSlot outSlots[2 * kLanes];
+      for (int64_t o = 0; o < nb * kLanes; ++o) {
+        const int64_t ch = ob0 * kLanes + o;
+        outSlots[o] = slot(ch, outChannels, outPerGroup, !data);
+      }
       for (int64_t i = 0; i < p.tapsPerTile; ++i) {
         float* block = dst + i * p.tapFloats;
         const int64_t tap = table.weightTap[i];
         const int64_t red = (red0 + table.redIndex[i]) * kLanes;
         if (p.blocks.depthwise) {
+          // w[ch][0][tap] in both directions.
           for (int64_t o = 0; o < kLanes; ++o) {
             const int64_t ch = ob0 * kLanes + o;
-            block[o] = w.at(ch, ch, tap);
+            block[o] = outSlots[o].group < 0 ? 0.0f : w.w[ch * w.taps + tap];
           }
           continue;
         }
         for (int64_t c = 0; c < kLanes; ++c) {
+          const ChannelSlot r = slot(red + c, redChannels, redPerGroup, data);
+          float* line = block + c * nb * kLanes;
           for (int64_t o = 0; o < nb * kLanes; ++o) {
-            const int64_t outCh = ob0 * kLanes + o, redCh = red + c;
-            block[c * nb * kLanes + o] = data ? w.at(redCh, outCh, tap) : w.at(outCh, redCh, tap);
+            const ChannelSlot& s = outSlots[o];
+            line[o] = s.group >= 0 && s.group == r.group ? w.w[s.offset + r.offset + tap] : 0.0f;
           }
         }
       }

@@ -1,0 +1,187 @@
+// AVX-512 run loops for gathers and scatters (see convert_runs.h), sixteen
+// fp32 lanes at a time with a masked tail. The rounding rules are integer
+// operations on the bit patterns, written to match scalar_convert_inl.h lane
+// for lane; the fp16 conversions use VCVTPH2PS / VCVTPS2PH with explicit
+// nearest-even. (VCVTNEPS2BF16 is not used: it flushes fp32 subnormals to
+// zero, which the scalar rule rounds.) Only called after a cpuid check.
+// Keep this file free of library templates and of inline functions from
+// shared headers: anything emitted here with external linkage is compiled
+// with AVX-512 and could be picked by the linker for generic callers.
+
+// GCC 12 reports its own _mm512_undefined_ps() inside the masked intrinsics
+// as uninitialised; the lanes it leaves undefined are always masked off.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/convert/convert_runs.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace detail {
+namespace {
+
+constexpr int kLanes = 16;
+constexpr int kF16Nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+__m512i splat(uint32_t value) { return _mm512_set1_epi32(static_cast<int>(value)); }
+
+__mmask16 firstLanes(int64_t count) {
+  return count >= kLanes ? static_cast<__mmask16>(0xffffu)
+                         : static_cast<__mmask16>((1u << count) - 1u);
+}
+
+// fp32 -> bf16 bit pattern in the low half of each lane: nearest even, and a
+// NaN keeps its top bits with the quiet bit forced (floatToBf16Inline).
+__m512i bf16Words(__m512 value) {
+  const __m512i bits = _mm512_castps_si512(value);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), splat(1));
+  const __m512i rounded =
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(bits, splat(0x7fffu)), lsb), 16);
+  const __m512i quieted = _mm512_or_si512(_mm512_srli_epi32(bits, 16), splat(0x0040u));
+  const __mmask16 isNan =
+      _mm512_cmpgt_epu32_mask(_mm512_and_si512(bits, splat(0x7fffffffu)), splat(0x7f800000u));
+  return _mm512_mask_blend_epi32(isNan, rounded, quieted);
+}
+
+template <Rounding R>
+__m512 applyRounding(__m512 value) {
+  if constexpr (R == Rounding::None) {
+    return value;
+  } else if constexpr (R == Rounding::HF32) {
+    // 11 explicit mantissa bits, ties away from zero; Inf and NaN unchanged.
+    const __m512i bits = _mm512_castps_si512(value);
+    const __m512i rounded =
+        _mm512_and_si512(_mm512_add_epi32(bits, splat(0x800u)), splat(0xfffff000u));
+    const __mmask16 special =
+        _mm512_cmpeq_epi32_mask(_mm512_and_si512(bits, splat(0x7f800000u)), splat(0x7f800000u));
+    return _mm512_castsi512_ps(_mm512_mask_blend_epi32(special, rounded, bits));
+  } else if constexpr (R == Rounding::F16) {
+    return _mm512_cvtph_ps(_mm512_cvtps_ph(value, kF16Nearest));
+  } else {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(bf16Words(value), 16));
+  }
+}
+
+template <ElementType T>
+struct Lanes;
+template <>
+struct Lanes<ElementType::F32> {
+  using Element = float;
+  static __m512 load(const float* in, __mmask16 mask) { return _mm512_maskz_loadu_ps(mask, in); }
+  static void store(__m512 value, float* out, __mmask16 mask) {
+    _mm512_mask_storeu_ps(out, mask, value);
+  }
+};
+template <>
+struct Lanes<ElementType::F16> {
+  using Element = uint16_t;
+  static __m512 load(const uint16_t* in, __mmask16 mask) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, in));
+  }
+  static void store(__m512 value, uint16_t* out, __mmask16 mask) {
+    _mm256_mask_storeu_epi16(out, mask, _mm512_cvtps_ph(value, kF16Nearest));
+  }
+};
+template <>
+struct Lanes<ElementType::BF16> {
+  using Element = uint16_t;
+  static __m512 load(const uint16_t* in, __mmask16 mask) {
+    const __m512i words = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, in));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(words, 16));
+  }
+  static void store(__m512 value, uint16_t* out, __mmask16 mask) {
+    _mm256_mask_storeu_epi16(out, mask, _mm512_cvtepi32_epi16(bf16Words(value)));
+  }
+};
+
+template <ElementType T, Rounding R>
+void gatherRun(const void* source, int64_t length, float* out) {
+  using L = Lanes<T>;
+  const auto* in = static_cast<const typename L::Element*>(source);
+  const __mmask16 all = firstLanes(kLanes);
+  int64_t i = 0;
+  for (; i + kLanes <= length; i += kLanes) {
+    _mm512_storeu_ps(out + i, applyRounding<R>(L::load(in + i, all)));
+  }
+  if (i == length) return;
+  const __mmask16 tail = firstLanes(length - i);
+  _mm512_mask_storeu_ps(out + i, tail, applyRounding<R>(L::load(in + i, tail)));
+}
+
+template <ElementType T, Rounding R>
+void scatterRun(const float* in, int64_t length, void* destination) {
+  using L = Lanes<T>;
+  auto* out = static_cast<typename L::Element*>(destination);
+  const __mmask16 all = firstLanes(kLanes);
+  int64_t i = 0;
+  for (; i + kLanes <= length; i += kLanes) {
+    L::store(applyRounding<R>(_mm512_loadu_ps(in + i)), out + i, all);
+  }
+  if (i == length) return;
+  const __mmask16 tail = firstLanes(length - i);
+  L::store(applyRounding<R>(_mm512_maskz_loadu_ps(tail, in + i)), out + i, tail);
+}
+
+template <ElementType T>
+GatherRunFn gatherFor(Rounding rounding) {
+  switch (rounding) {
+    case Rounding::None:
+      return &gatherRun<T, Rounding::None>;
+    case Rounding::HF32:
+      return &gatherRun<T, Rounding::HF32>;
+    case Rounding::F16:
+      return &gatherRun<T, Rounding::F16>;
+    case Rounding::BF16:
+      return &gatherRun<T, Rounding::BF16>;
+  }
+  return nullptr;
+}
+
+template <ElementType T>
+ScatterRunFn scatterFor(Rounding rounding) {
+  switch (rounding) {
+    case Rounding::None:
+      return &scatterRun<T, Rounding::None>;
+    case Rounding::HF32:
+      return &scatterRun<T, Rounding::HF32>;
+    case Rounding::F16:
+      return &scatterRun<T, Rounding::F16>;
+    case Rounding::BF16:
+      return &scatterRun<T, Rounding::BF16>;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+GatherRunFn gatherRunAvx512(ElementType type, Rounding rounding) {
+  switch (type) {
+    case ElementType::F32:
+      return gatherFor<ElementType::F32>(rounding);
+    case ElementType::F16:
+      return gatherFor<ElementType::F16>(rounding);
+    case ElementType::BF16:
+      return gatherFor<ElementType::BF16>(rounding);
+  }
+  return nullptr;
+}
+
+ScatterRunFn scatterRunAvx512(ElementType type, Rounding rounding) {
+  switch (type) {
+    case ElementType::F32:
+      return scatterFor<ElementType::F32>(rounding);
+    case ElementType::F16:
+      return scatterFor<ElementType::F16>(rounding);
+    case ElementType::BF16:
+      return scatterFor<ElementType::BF16>(rounding);
+  }
+  return nullptr;
+}
+
+}  // namespace detail
+}  // namespace kernels
+}  // namespace aclcpu
