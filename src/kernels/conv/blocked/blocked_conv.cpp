@@ -154,11 +154,14 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
 // Every (image, tile, phase, row, segment) of one staged image group.
 void runRowItems(const RowPassPlan& p, const TapTable& table, const float* in, const float* packed,
                  int64_t images, float* out) {
-  const int64_t perImage = p.blocks.tiles * p.itemsPerImageTile;
-  parallelFor(images * perImage, [&](int64_t begin, int64_t end) {
+  // Consecutive items share the larger of one tile's weights and one
+  // image's staged input, so it stays in cache.
+  const bool imageMajor = p.in.imageStride >= p.tileWeightFloats;
+  parallelFor(images * p.blocks.tiles * p.itemsPerImageTile, [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t image = item / perImage;
-      const int64_t tile = item % perImage / p.itemsPerImageTile;
+      const int64_t outer = item / p.itemsPerImageTile;
+      const int64_t image = imageMajor ? outer / p.blocks.tiles : outer % images;
+      const int64_t tile = imageMajor ? outer % p.blocks.tiles : outer / images;
       int64_t local = item % p.itemsPerImageTile;
       int64_t ph = 0;
       while (ph + 1 < p.phaseCount && p.phases[ph + 1].itemBegin <= local) ++ph;
