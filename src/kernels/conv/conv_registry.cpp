@@ -41,6 +41,22 @@ bool blockedBackwardWeight(const ConvShape& s) {
   return blocked::acceptsBackwardWeight(s, kind);
 }
 
+template <Isa isa>
+void blockedForwardRun(const ConvShape& s, const float* x, const float* w, float* y,
+                       void* scratch) {
+  blocked::forward(isa, s, x, w, y, scratch);
+}
+template <Isa isa>
+void blockedBackwardDataRun(const ConvShape& s, const float* dy, const float* w, float* dx,
+                            void* scratch) {
+  blocked::backwardData(isa, s, dy, w, dx, scratch);
+}
+template <Isa isa>
+void blockedBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
+                              void* scratch) {
+  blocked::backwardWeight(isa, s, x, dy, dw, scratch);
+}
+
 constexpr ConvPass kF = ConvPass::Forward;
 constexpr ConvPass kD = ConvPass::BackwardData;
 constexpr ConvPass kW = ConvPass::BackwardWeight;
@@ -48,17 +64,25 @@ constexpr ConvPass kW = ConvPass::BackwardWeight;
 // clang-format off
 const ConvAlgorithm kAlgorithms[] = {
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
-   blocked::forwardScratchBytes, blocked::forward},
+   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>},
   {"f32_conv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Dense>,
-   blocked::forwardScratchBytes, blocked::forward},
+   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>},
+  {"f32_dwconv_fwd_direct_nc16_avx2", kF, Isa::Avx2, blockedForward<Channels::Depthwise>,
+   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx2>},
+  {"f32_conv_fwd_direct_nc16_avx2", kF, Isa::Avx2, blockedForward<Channels::Dense>,
+   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx2>},
   {"f32_conv_fwd_small_group_direct", kF, Isa::Scalar, smallGroups, noScratch, smallGroupForward},
   {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::scratchBytes,
    im2col_gemm::forward},
 
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
-   blocked::backwardDataScratchBytes, blocked::backwardData},
+   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>},
   {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,
-   blocked::backwardDataScratchBytes, blocked::backwardData},
+   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>},
+  {"f32_dwconv_bwdd_direct_nc16_avx2", kD, Isa::Avx2, blockedBackwardData<Channels::Depthwise>,
+   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx2>},
+  {"f32_conv_bwdd_direct_nc16_avx2", kD, Isa::Avx2, blockedBackwardData<Channels::Dense>,
+   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx2>},
   {"f32_conv_bwdd_small_group_direct", kD, Isa::Scalar, smallGroups, noScratch,
    smallGroupBackwardData},
   {"f32_conv_bwdd_col2im_gemm", kD, Isa::Scalar, always, im2col_gemm::scratchBytes,
@@ -66,9 +90,13 @@ const ConvAlgorithm kAlgorithms[] = {
 
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
-   blocked::backwardWeight},
+   blockedBackwardWeightRun<Isa::Avx512>},
   {"f32_conv_bwdw_direct_nc16_avx512", kW, Isa::Avx512, blockedBackwardWeight<Channels::Dense>,
-   blocked::backwardWeightScratchBytes, blocked::backwardWeight},
+   blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx512>},
+  {"f32_dwconv_bwdw_direct_nc16_avx2", kW, Isa::Avx2, blockedBackwardWeight<Channels::Depthwise>,
+   blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx2>},
+  {"f32_conv_bwdw_direct_nc16_avx2", kW, Isa::Avx2, blockedBackwardWeight<Channels::Dense>,
+   blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx2>},
   {"f32_conv_bwdw_small_group_direct", kW, Isa::Scalar, smallGroups, noScratch,
    smallGroupBackwardWeight},
   {"f32_conv_bwdw_im2col_gemm", kW, Isa::Scalar, always, im2col_gemm::scratchBytes,

@@ -68,7 +68,18 @@ template <>
 struct Lanes<ElementType::F16> {
   using Element = uint16_t;
   static __m256 load(const uint16_t* in) {
-    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in)));
+    const __m128i halves = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in));
+    // VCVTPH2PS quiets signalling NaNs; halfToFloatInline keeps the payload
+    // as it is, so clear the quiet bit again where the half had it clear.
+    const __m256i words = _mm256_cvtepu16_epi32(halves);
+    const __m256i isNan =
+        _mm256_cmpgt_epi32(_mm256_and_si256(words, splat(0x7fffu)), splat(0x7c00u));
+    const __m256i wasSignalling =
+        _mm256_cmpeq_epi32(_mm256_and_si256(words, splat(0x0200u)), _mm256_setzero_si256());
+    const __m256i clear =
+        _mm256_and_si256(_mm256_and_si256(isNan, wasSignalling), splat(0x400000u));
+    return _mm256_castsi256_ps(
+        _mm256_andnot_si256(clear, _mm256_castps_si256(_mm256_cvtph_ps(halves))));
   }
   static void store(__m256 value, uint16_t* out) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm256_cvtps_ph(value, kF16Nearest));

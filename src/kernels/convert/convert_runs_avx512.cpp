@@ -80,7 +80,15 @@ template <>
 struct Lanes<ElementType::F16> {
   using Element = uint16_t;
   static __m512 load(const uint16_t* in, __mmask16 mask) {
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, in));
+    const __m256i halves = _mm256_maskz_loadu_epi16(mask, in);
+    // VCVTPH2PS quiets signalling NaNs; halfToFloatInline keeps the payload
+    // as it is, so clear the quiet bit again where the half had it clear.
+    const __m512i words = _mm512_cvtepu16_epi32(halves);
+    const __mmask16 isNan =
+        _mm512_cmpgt_epu32_mask(_mm512_and_si512(words, splat(0x7fffu)), splat(0x7c00u));
+    const __mmask16 signalling = _mm512_mask_testn_epi32_mask(isNan, words, splat(0x0200u));
+    const __m512i bits = _mm512_castps_si512(_mm512_cvtph_ps(halves));
+    return _mm512_castsi512_ps(_mm512_mask_andnot_epi32(bits, signalling, splat(0x400000u), bits));
   }
   static void store(__m512 value, uint16_t* out, __mmask16 mask) {
     _mm256_mask_storeu_epi16(out, mask, _mm512_cvtps_ph(value, kF16Nearest));

@@ -24,17 +24,21 @@ T* region(void* scratch, uint64_t offset) {
   return reinterpret_cast<T*>(static_cast<char*>(scratch) + offset);
 }
 
+const BlockedKernels& kernelsFor(Isa isa) {
+  return isa >= Isa::Avx512 ? kAvx512Kernels : kAvx2Kernels;
+}
+
 int64_t rowsPerImage(const StagedLayout& l) { return l.blocks * l.size[0] * l.size[1]; }
 int64_t denseImageFloats(const StagedLayout& l) {
   return l.channels * l.source[0] * l.source[1] * l.source[2];
 }
 
 // Stages `images` images starting at dense image `firstImage`.
-void stage(const float* dense, const StagedLayout& l, int64_t firstImage, int64_t images,
-           float* staged) {
+void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, int64_t firstImage,
+           int64_t images, float* staged) {
   const float* src = dense + firstImage * denseImageFloats(l);
   parallelFor(images * rowsPerImage(l),
-              [&](int64_t begin, int64_t end) { stageRows_avx512(src, l, begin, end, staged); });
+              [&](int64_t begin, int64_t end) { k.stageRows(src, l, begin, end, staged); });
   if (l.slackFloats > 0)
     std::memset(staged + l.imageStride * l.images, 0,
                 static_cast<size_t>(l.slackFloats) * sizeof(float));
@@ -50,13 +54,13 @@ void zeroDense(float* dense, int64_t count) {
   });
 }
 
-void unstage(const float* staged, const StagedLayout& l, int64_t firstImage, int64_t images,
-             float* dense) {
+void unstage(const BlockedKernels& k, const float* staged, const StagedLayout& l,
+             int64_t firstImage, int64_t images, float* dense) {
   float* dst = dense + firstImage * denseImageFloats(l);
   // Reduced 1x1 strided dims: the positions no output maps to are zero.
   if (isSparse(l)) zeroDense(dst, images * denseImageFloats(l));
   parallelFor(images * rowsPerImage(l),
-              [&](int64_t begin, int64_t end) { unstageRows_avx512(staged, l, begin, end, dst); });
+              [&](int64_t begin, int64_t end) { k.unstageRows(staged, l, begin, end, dst); });
 }
 
 void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb) {
@@ -152,8 +156,8 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
 }
 
 // Every (image, tile, phase, row, segment) of one staged image group.
-void runRowItems(const RowPassPlan& p, const TapTable& table, const float* in, const float* packed,
-                 int64_t images, float* out) {
+void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& table,
+                 const float* in, const float* packed, int64_t images, float* out) {
   // Consecutive items share the larger of one tile's weights and one
   // image's staged input, so it stays in cache.
   const bool imageMajor = p.in.imageStride >= p.tileWeightFloats;
@@ -188,17 +192,13 @@ void runRowItems(const RowPassPlan& p, const TapTable& table, const float* in, c
       job.count = std::min(p.segmentLength, phase.cols - col0);
       job.nb = nb;
       job.inStep = static_cast<int>(p.inStep);
-      if (p.blocks.depthwise) {
-        f32_dwconv_rows_nb16_avx512(job);
-      } else {
-        f32_conv_rows_nb16_avx512(job);
-      }
+      (p.blocks.depthwise ? k.depthwiseRows : k.rows)(job);
     }
   });
 }
 
-void runRowPass(const ConvShape& shape, RowPassKind kind, const float* input, const float* w,
-                float* output, void* scratch) {
+void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kind,
+                const float* input, const float* w, float* output, void* scratch) {
   RowPassPlan p;
   planRowPass(shape, kind, &p);
   TapTable table;
@@ -212,9 +212,9 @@ void runRowPass(const ConvShape& shape, RowPassKind kind, const float* input, co
   packRowWeights(p, table, weightsOf(shape, w), packed);
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
-    stage(input, p.in, image0, images, in);
-    runRowItems(p, table, in, packed, images, out);
-    unstage(out, p.out, image0, images, output);
+    stage(k, input, p.in, image0, images, in);
+    runRowItems(k, p, table, in, packed, images, out);
+    unstage(k, out, p.out, image0, images, output);
   }
 }
 
@@ -258,17 +258,19 @@ uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
   return planWeightPass(shape, &p) ? p.bytes : 0;
 }
 
-void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch) {
-  runRowPass(shape, RowPassKind::Forward, x, w, y, scratch);
+void forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y,
+             void* scratch) {
+  runRowPass(kernelsFor(isa), shape, RowPassKind::Forward, x, w, y, scratch);
 }
 
-void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
+void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float* w, float* dx,
                   void* scratch) {
-  runRowPass(shape, RowPassKind::BackwardData, dy, w, dx, scratch);
+  runRowPass(kernelsFor(isa), shape, RowPassKind::BackwardData, dy, w, dx, scratch);
 }
 
-void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch) {
+  const BlockedKernels& k = kernelsFor(isa);
   WeightPassPlan p;
   planWeightPass(shape, &p);
   float* xs = region<float>(scratch, p.xOffset);
@@ -280,8 +282,8 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
   const int64_t tapFloats = b.depthwise ? kLanes : kLanes * kLanes;
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
-    stage(x, p.x, image0, images, xs);
-    stage(dy, p.dy, image0, images, dys);
+    stage(k, x, p.x, image0, images, xs);
+    stage(k, dy, p.dy, image0, images, dys);
     const int64_t groupBegin = image0 * rowsPerImage;
     const int64_t groupEnd = (image0 + images) * rowsPerImage;
     // An item is (chunk, output block): each row block of the chunk is read
@@ -316,11 +318,7 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
                 for (int64_t kw = 0; kw < p.taps[2]; ++kw, ++tap) {
                   job.x = xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + kw * p.tapStep[2];
                   job.dw = part + r * p.blockFloats + tap * tapFloats;
-                  if (b.depthwise) {
-                    f32_dwconvbwdw_16_avx512(job);
-                  } else {
-                    f32_convbwdw_16x16_avx512(job);
-                  }
+                  (b.depthwise ? k.depthwiseWeightGrad : k.weightGrad)(job);
                 }
           }
           r0 += rows;

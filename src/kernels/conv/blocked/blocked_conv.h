@@ -1,11 +1,12 @@
 #pragma once
-// The channel-blocked direct convolution (16-channel blocks, AVX-512): the
+// The channel-blocked direct convolution (16-channel blocks, AVX-512 or AVX2): the
 // three passes on dense fp32 NCDHW buffers, staged through the workspace.
 // accepts*() say which shapes it takes; the run functions need scratch of
 // scratchBytes*() and must only be called for accepted shapes.
 
 #include <cstdint>
 
+#include "kernels/cpu/cpu_info.h"
 #include "kernels/kernel_types.h"
 
 namespace aclcpu {
@@ -22,10 +23,13 @@ uint64_t forwardScratchBytes(const ConvShape& shape);
 uint64_t backwardDataScratchBytes(const ConvShape& shape);
 uint64_t backwardWeightScratchBytes(const ConvShape& shape);
 
-void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch);
-void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
+// Run with the micro-kernels of `isa` (Avx2 or Avx512; the same arithmetic,
+// bit for bit).
+void forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y,
+             void* scratch);
+void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float* w, float* dx,
                   void* scratch);
-void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch);
 
 }  // namespace blocked

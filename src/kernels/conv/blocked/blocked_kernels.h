@@ -1,7 +1,7 @@
 #pragma once
-// The AVX-512 micro-kernels and staging loops of the blocked direct
-// convolution (defined in *_avx512.cpp files; call only when activeIsa() is at
-// least Isa::Avx512). Every kernel's arithmetic on an output element is the
+// The micro-kernels and staging loops of the blocked direct convolution, per
+// ISA (defined in *_avx512.cpp / *_avx2.cpp files; call only when the CPU
+// has that ISA). Every kernel's arithmetic on an output element is the
 // same sequence whatever tile, segment or thread computes it.
 
 #include <cstdint>
@@ -33,6 +33,8 @@ struct RowJob {
 };
 void f32_conv_rows_nb16_avx512(const RowJob& job);
 void f32_dwconv_rows_nb16_avx512(const RowJob& job);
+void f32_conv_rows_nb16_avx2(const RowJob& job);
+void f32_dwconv_rows_nb16_avx2(const RowJob& job);
 
 // Weight gradient of one (output block, reduction block, tap) over a block
 // of rows:
@@ -52,6 +54,8 @@ struct WeightJob {
 };
 void f32_convbwdw_16x16_avx512(const WeightJob& job);
 void f32_dwconvbwdw_16_avx512(const WeightJob& job);
+void f32_convbwdw_16x16_avx2(const WeightJob& job);
+void f32_dwconvbwdw_16_avx2(const WeightJob& job);
 
 // Staging between dense fp32 [N, C, D, H, W] tensors and StagedLayout
 // buffers. Staged rows are numbered (image, block, q0, q1) row-major; each
@@ -62,6 +66,27 @@ void stageRows_avx512(const float* dense, const StagedLayout& layout, int64_t be
 // elements no staged position maps to are left alone.
 void unstageRows_avx512(const float* staged, const StagedLayout& layout, int64_t begin, int64_t end,
                         float* dense);
+void stageRows_avx2(const float* dense, const StagedLayout& layout, int64_t begin, int64_t end,
+                    float* staged);
+void unstageRows_avx2(const float* staged, const StagedLayout& layout, int64_t begin, int64_t end,
+                      float* dense);
+
+// One ISA's set of the functions above; the drivers take one of these.
+struct BlockedKernels {
+  void (*rows)(const RowJob&);
+  void (*depthwiseRows)(const RowJob&);
+  void (*weightGrad)(const WeightJob&);
+  void (*depthwiseWeightGrad)(const WeightJob&);
+  void (*stageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
+  void (*unstageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
+};
+
+constexpr BlockedKernels kAvx512Kernels{f32_conv_rows_nb16_avx512, f32_dwconv_rows_nb16_avx512,
+                                        f32_convbwdw_16x16_avx512, f32_dwconvbwdw_16_avx512,
+                                        stageRows_avx512,          unstageRows_avx512};
+constexpr BlockedKernels kAvx2Kernels{f32_conv_rows_nb16_avx2, f32_dwconv_rows_nb16_avx2,
+                                      f32_convbwdw_16x16_avx2, f32_dwconvbwdw_16_avx2,
+                                      stageRows_avx2,          unstageRows_avx2};
 
 }  // namespace blocked
 }  // namespace kernels

@@ -1,0 +1,58 @@
+// Staging between dense fp32 [N, C, D, H, W] tensors and the blocked
+// [N][C/16][D][H][W][16] buffers for the AVX2 kernels: plain element loops
+// (the compiler's vectorisation only). Only called after a cpuid check. Keep
+// this file free of library templates (see f32_conv_rows_nb16_avx512.cpp).
+
+#include <cstring>
+
+#include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/conv/blocked/staged_rows_inl.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+
+void stageRows_avx2(const float* dense, const StagedLayout& l, int64_t begin, int64_t end,
+                    float* staged) {
+  const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
+  for (int64_t row = begin; row < end; ++row) {
+    const StagedRow r = decode(l, row);
+    float* dst = stagedRow(staged, l, r);
+    if (!r.inside || r.channels <= 0) {
+      std::memset(dst, 0, static_cast<size_t>(l.size[2] * kLanes) * sizeof(float));
+      continue;
+    }
+    int64_t lo = 0, hi = 0;
+    insideColumns(l, &lo, &hi);
+    std::memset(dst, 0, static_cast<size_t>(lo * kLanes) * sizeof(float));
+    std::memset(dst + hi * kLanes, 0,
+                static_cast<size_t>((l.size[2] - hi) * kLanes) * sizeof(float));
+    const float* src = dense + denseRow(l, r);
+    for (int64_t q = lo; q < hi; ++q) {
+      const int64_t i = q * l.step[2] + l.first[2];
+      for (int64_t c = 0; c < kLanes; ++c)
+        dst[q * kLanes + c] = c < r.channels ? src[c * channelStride + i] : 0.0f;
+    }
+  }
+}
+
+void unstageRows_avx2(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
+                      float* dense) {
+  const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
+  for (int64_t row = begin; row < end; ++row) {
+    const StagedRow r = decode(l, row);
+    if (!r.inside || r.channels <= 0) continue;
+    const float* src = stagedRow(const_cast<float*>(staged), l, r);
+    float* dst = dense + denseRow(l, r);
+    int64_t lo = 0, hi = 0;
+    insideColumns(l, &lo, &hi);
+    for (int64_t c = 0; c < r.channels; ++c) {
+      float* line = dst + c * channelStride;
+      for (int64_t q = lo; q < hi; ++q) line[q * l.step[2] + l.first[2]] = src[q * kLanes + c];
+    }
+  }
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,123 @@
+// AVX2 row micro-kernels of the blocked direct convolution (same layouts and
+// arithmetic order as the AVX-512 ones: each 16-channel block is two ymm
+// halves): a tile of WT positions x one 16-channel output block, one
+// broadcast per (position, reduction channel) feeding two FMAs. Tiles of two
+// output blocks run block by block. Only called after a cpuid check. Keep this
+// file free of library templates (see f32_conv_rows_nb16_avx512.cpp).
+
+#include <immintrin.h>
+
+#include <utility>
+
+#include "kernels/conv/blocked/blocked_kernels.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+namespace {
+
+using TileFn = void (*)(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+                        int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep);
+
+template <int WT, int IS>
+void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+               int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep) {
+  __m256 acc[WT][2];
+#pragma GCC unroll 8
+  for (int t = 0; t < WT; ++t) acc[t][0] = acc[t][1] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < tapCount; ++k) {
+    const float* src = in + taps[k];
+    const float* wk = w + k * tapStride;
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) {
+      const __m256 w0 = _mm256_loadu_ps(wk + c * weightRow);
+      const __m256 w1 = _mm256_loadu_ps(wk + c * weightRow + 8);
+#pragma GCC unroll 8
+      for (int t = 0; t < WT; ++t) {
+        const __m256 x = _mm256_broadcast_ss(src + t * IS * 16 + c);
+        acc[t][0] = _mm256_fmadd_ps(x, w0, acc[t][0]);
+        acc[t][1] = _mm256_fmadd_ps(x, w1, acc[t][1]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int t = 0; t < WT; ++t) {
+    _mm256_storeu_ps(out + t * outColStep, acc[t][0]);
+    _mm256_storeu_ps(out + t * outColStep + 8, acc[t][1]);
+  }
+}
+
+template <int WT, int IS>
+void depthwiseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+                   int64_t tapStride, int64_t /*weightRow*/, float* out, int64_t outColStep) {
+  __m256 acc[WT][2];
+#pragma GCC unroll 8
+  for (int t = 0; t < WT; ++t) acc[t][0] = acc[t][1] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < tapCount; ++k) {
+    const float* src = in + taps[k];
+    const __m256 w0 = _mm256_loadu_ps(w + k * tapStride);
+    const __m256 w1 = _mm256_loadu_ps(w + k * tapStride + 8);
+#pragma GCC unroll 8
+    for (int t = 0; t < WT; ++t) {
+      acc[t][0] = _mm256_fmadd_ps(_mm256_loadu_ps(src + t * IS * 16), w0, acc[t][0]);
+      acc[t][1] = _mm256_fmadd_ps(_mm256_loadu_ps(src + t * IS * 16 + 8), w1, acc[t][1]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int t = 0; t < WT; ++t) {
+    _mm256_storeu_ps(out + t * outColStep, acc[t][0]);
+    _mm256_storeu_ps(out + t * outColStep + 8, acc[t][1]);
+  }
+}
+
+constexpr int kMaxWide = 6;  // 12 accumulators + 2 weight vectors + 1 broadcast
+
+template <int N>
+struct Table {
+  TileFn fn[N];
+  TileFn operator[](int64_t i) const { return fn[i]; }
+};
+template <int IS, int... W>
+constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
+  return {{&denseTile<W + 1, IS>...}};
+}
+template <int IS, int... W>
+constexpr Table<sizeof...(W)> depthwiseTable(std::integer_sequence<int, W...>) {
+  return {{&depthwiseTile<W + 1, IS>...}};
+}
+
+constexpr auto kDense1 = denseTable<1>(std::make_integer_sequence<int, kMaxWide>{});
+constexpr auto kDense2 = denseTable<2>(std::make_integer_sequence<int, kMaxWide>{});
+constexpr auto kDepth1 = depthwiseTable<1>(std::make_integer_sequence<int, kMaxWide>{});
+constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxWide>{});
+
+template <typename T>
+void runRow(const RowJob& job, const T& table, const float* weights, int64_t weightRow,
+            float* out) {
+  const int64_t tiles = (job.count + kMaxWide - 1) / kMaxWide;
+  if (tiles == 0) return;
+  const int64_t width = (job.count + tiles - 1) / tiles;
+  for (int64_t pos = 0; pos < job.count; pos += width) {
+    const int64_t wt = job.count - pos < width ? job.count - pos : width;
+    table[wt - 1](job.in + pos * job.inStep * 16, job.taps, job.tapCount, weights, job.tapStride,
+                  weightRow, out + pos * job.outColStep, job.outColStep);
+  }
+}
+
+}  // namespace
+
+void f32_conv_rows_nb16_avx2(const RowJob& job) {
+  const int64_t weightRow = job.nb * 16;
+  for (int b = 0; b < job.nb; ++b) {
+    runRow(job, job.inStep == 1 ? kDense1 : kDense2, job.weights + b * 16, weightRow,
+           job.out + b * job.outBlockStride);
+  }
+}
+
+void f32_dwconv_rows_nb16_avx2(const RowJob& job) {
+  runRow(job, job.inStep == 1 ? kDepth1 : kDepth2, job.weights, 16, job.out);
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,61 @@
+#pragma once
+// Index arithmetic of one staged row (image, block, q0, q1) shared by the
+// per-ISA staging files. Static inline: every including file, whatever its
+// ISA flags, keeps its own copy.
+
+#include <cstdint>
+
+#include "kernels/conv/blocked/blocked_plan.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+
+struct StagedRow {
+  int64_t image, block, q0, q1;
+  int64_t i0, i1;    // source indices of q0, q1
+  bool inside;       // both inside the source
+  int64_t channels;  // valid channels of the block
+};
+
+static inline StagedRow decode(const StagedLayout& l, int64_t row) {
+  StagedRow r;
+  r.q1 = row % l.size[1];
+  r.q0 = (row / l.size[1]) % l.size[0];
+  r.block = (row / (l.size[1] * l.size[0])) % l.blocks;
+  r.image = row / (l.size[1] * l.size[0] * l.blocks);
+  r.i0 = r.q0 * l.step[0] + l.first[0];
+  r.i1 = r.q1 * l.step[1] + l.first[1];
+  r.inside = r.i0 >= 0 && r.i0 < l.source[0] && r.i1 >= 0 && r.i1 < l.source[1];
+  const int64_t left = l.channels - r.block * kLanes;
+  r.channels = left < kLanes ? left : kLanes;
+  return r;
+}
+
+static inline float* stagedRow(float* base, const StagedLayout& l, const StagedRow& r) {
+  return base + r.image * l.imageStride + r.block * l.blockStride + r.q0 * l.planeStride +
+         r.q1 * l.rowStride;
+}
+
+// The dense element (image, block channel 0, i0, i1, 0).
+static inline int64_t denseRow(const StagedLayout& l, const StagedRow& r) {
+  const int64_t plane = l.source[1] * l.source[2];
+  return ((r.image * l.channels + r.block * kLanes) * l.source[0] + r.i0) * plane +
+         r.i1 * l.source[2];
+}
+
+// Staged positions [lo, hi) map to source columns inside [0, source[2]).
+static inline void insideColumns(const StagedLayout& l, int64_t* lo, int64_t* hi) {
+  const int64_t step = l.step[2], first = l.first[2];
+  int64_t a = first >= 0 ? 0 : (-first + step - 1) / step;
+  int64_t b = l.source[2] - first <= 0 ? 0 : (l.source[2] - first + step - 1) / step;
+  if (a > l.size[2]) a = l.size[2];
+  if (b > l.size[2]) b = l.size[2];
+  if (b < a) b = a;
+  *lo = a;
+  *hi = b;
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu
