@@ -69,13 +69,13 @@ void ProgressLine::drawLocked() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   char tail[128];
   if (stage_ == "running") {
-    std::snprintf(tail, sizeof(tail), "): %s, %d of %d repetitions done, %.1f s", stage_.c_str(),
+    std::snprintf(tail, sizeof(tail), ": %s, %d/%d repetitions, %.1f s", stage_.c_str(),
                   repetitionsDone_, repetitions_, elapsed);
   } else {
-    std::snprintf(tail, sizeof(tail), "): %s, %.1f s", stage_.c_str(), elapsed);
+    std::snprintf(tail, sizeof(tail), ": %s, %.1f s", stage_.c_str(), elapsed);
   }
   const std::string head =
-      "problem " + std::to_string(index_) + " of " + std::to_string(total_) + " (";
+      "problem " + std::to_string(index_) + "/" + std::to_string(total_) + " ";
   std::string label = label_;
   const size_t fixed = head.size() + std::char_traits<char>::length(tail);
   if (fixed + label.size() > kMaxWidth)

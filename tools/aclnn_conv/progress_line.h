@@ -1,6 +1,7 @@
 #pragma once
 // A one-line progress display on a terminal: which problem of how many, what
-// it is doing, repetitions done and the time spent on it. It appears only
+// it is doing, repetitions done and the time spent on it, e.g.
+//   problem 3/12 resnet50 res3 3x3/2: running, 1/3 repetitions, 2.4 s It appears only
 // once a problem has run for a second, is redrawn a few times a second from
 // its own thread (phase 2 blocks the main one), and is erased before the
 // problem's result row is printed.
