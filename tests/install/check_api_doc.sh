@@ -5,6 +5,7 @@
 # declared function.
 #
 # usage: check_api_doc.sh <libascendcl.so> <docs/api.md> <include dir>
+# shellcheck disable=SC2016 # the backquotes below are literal markdown
 set -euo pipefail
 library=$1
 page=$2

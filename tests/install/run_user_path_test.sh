@@ -41,6 +41,7 @@ step "cmake --install $build_dir --prefix $prefix"
 
 step "set_env.sh exports CANN's variables"
 real_prefix=$(cd "$prefix" && pwd -P)
+# shellcheck disable=SC2016 # expanded by the user shell
 report=$(user_shell 'printf "%s\n" "${ASCEND_TOOLKIT_HOME-unset}" "${ASCEND_HOME_PATH-unset}" \
   "${ASCEND_OPP_PATH-unset}" "${LD_LIBRARY_PATH-unset}" "${PKG_CONFIG_PATH-unset}" "$PATH" \
   "${CMAKE_PREFIX_PATH-unset}" "${PYTHONPATH-unset}"')

@@ -74,8 +74,7 @@ void ProgressLine::drawLocked() {
   } else {
     std::snprintf(tail, sizeof(tail), ": %s, %.1f s", stage_.c_str(), elapsed);
   }
-  const std::string head =
-      "problem " + std::to_string(index_) + "/" + std::to_string(total_) + " ";
+  const std::string head = "problem " + std::to_string(index_) + "/" + std::to_string(total_) + " ";
   std::string label = label_;
   const size_t fixed = head.size() + std::char_traits<char>::length(tail);
   if (fixed + label.size() > kMaxWidth)
