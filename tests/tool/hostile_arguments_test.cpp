@@ -152,6 +152,11 @@ const HostileCase kCases[] = {
      Stream::kOut,
      "NOT RUN, out of memory: aclrtMalloc of [0-9.]+ GiB for gradOutput "
      "\\[100000,1000,1000,1000\\] failed"},
+    // Several outcomes: the most serious decides (not run before refused).
+    {{"n1c1o1w4s0", "n100000c1000o1000h1000w1000k1", "n1c1o1w4"},
+     4,
+     Stream::kOut,
+     "1 passed, 0 failed, 1 refused, 1 not run"},
     // What the library takes is accepted: empty tensors, every mask.
     {{"n0c1o1h4w4k3"},
      0,
