@@ -7,6 +7,7 @@
 #   <prefix>/lib64/pkgconfig/aclnn-cpu.pc         pkg-config aclnn-cpu (set_env.sh adds it)
 #   <prefix>/share/pkgconfig/aclnn-cpu.pc         the same file where Debian's pkg-config
 #                                                 looks for /usr and /usr/local prefixes
+#   <prefix>/lib/python3/dist-packages/aclnn_cpu/ the Python package (set_env.sh adds it)
 # Everything is relocatable: `cmake --install <build> --prefix <anywhere>` works.
 
 include(CMakePackageConfigHelpers)
@@ -70,3 +71,9 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/set_env.sh.in ${PROJECT_BINARY_DIR}/set
 install(CODE "configure_file(\"${PROJECT_BINARY_DIR}/set_env.sh.in\"
   \"${PROJECT_BINARY_DIR}/set_env.sh\" @ONLY)" COMPONENT aclnn-cpu)
 install(FILES ${PROJECT_BINARY_DIR}/set_env.sh DESTINATION . COMPONENT aclnn-cpu)
+
+# Python package aclnn_cpu (python/aclnn_cpu), in Debian's layout next to the
+# libraries: <prefix>/lib/python3/dist-packages/aclnn_cpu finds <prefix>/lib64.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/aclnn_cpu
+  DESTINATION lib/python3/dist-packages COMPONENT aclnn-cpu
+  PATTERN "__pycache__" EXCLUDE)

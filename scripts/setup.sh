@@ -5,8 +5,9 @@ set -euo pipefail
 
 packages=(cmake g++ make pkg-config libgtest-dev libgmock-dev)
 if [[ "${ACLNN_CPU_WITH_TORCH:-1}" == 1 ]]; then
-  # PyTorch for the cross-check test (tests/torch); Debian's build is for /usr/bin/python3.
-  packages+=(python3-torch python3-numpy)
+  # PyTorch for the cross-check test (tests/torch) and the Python package tests
+  # (tests/python, pytest); Debian's builds are for /usr/bin/python3.
+  packages+=(python3-torch python3-numpy python3-pytest)
 fi
 
 missing=()

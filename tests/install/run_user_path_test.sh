@@ -7,7 +7,8 @@
 #     and its programs run, with both link lines;
 #   - pkg-config aclnn-cpu resolves with only set_env.sh, and the .pc file is
 #     also where Debian's pkg-config looks for /usr and /usr/local;
-#   - find_package(aclnn-cpu) works with only set_env.sh;
+#   - find_package(aclnn-cpu) works with only set_env.sh, and the Python
+#     package (when installed) imports from the prefix and loads its library;
 #   - every installed library carries RUNPATH $ORIGIN; the tool is installed,
 #     on PATH after set_env.sh, runs without LD_LIBRARY_PATH, and so does its
 #     former name.
@@ -55,7 +56,21 @@ done
 if ((with_tool)); then
   [[ ${values[5]} == "$real_prefix/bin:/usr/local/bin:/usr/bin:/bin" ]] || fail "PATH is '${values[5]}'"
 fi
-[[ ${values[7]} == unset ]] || fail "PYTHONPATH set to '${values[7]}' without a Python package"
+python_dir=$real_prefix/lib/python3/dist-packages
+if [[ -d $python_dir/aclnn_cpu ]]; then
+  [[ ${values[7]} == "$python_dir" ]] || fail "PYTHONPATH is '${values[7]}', expected $python_dir"
+  if [[ -x /usr/bin/python3 ]]; then
+    # The package imports from the prefix and loads the prefix's library.
+    loaded=$(user_shell "/usr/bin/python3 -c 'import aclnn_cpu; print(aclnn_cpu.__file__); print(aclnn_cpu.library_path()); print(aclnn_cpu.has_operator(\"aclnnConvolutionBackward\"))'") ||
+      fail "import aclnn_cpu after set_env.sh"
+    mapfile -t py <<<"$loaded"
+    [[ ${py[0]:-} == "$python_dir/aclnn_cpu/__init__.py" ]] || fail "aclnn_cpu imported from '${py[0]:-}'"
+    [[ $(realpath -m "${py[1]:-}") == "$real_prefix/lib64/libascendcl.so" ]] || fail "aclnn_cpu loaded '${py[1]:-}'"
+    [[ ${py[2]:-} == True ]] || fail "aclnn_cpu does not see aclnnConvolutionBackward"
+  fi
+else
+  [[ ${values[7]} == unset ]] || fail "PYTHONPATH set to '${values[7]}' without a Python package"
+fi
 
 step "set_env.sh: idempotent, keeps other entries, moves its own to the front"
 again=$(user_shell "export LD_LIBRARY_PATH=/a:$real_prefix/lib64:/b; source '$prefix/set_env.sh'; echo \$LD_LIBRARY_PATH")

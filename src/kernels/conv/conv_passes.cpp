@@ -1,196 +1,133 @@
-// The three convolution passes: im2col / col2im + sgemm per (batch, group),
-// tiled over output positions (and input channels) so the column matrix stays
-// bounded; tiny groups go to the direct loops instead.
+// The three convolution passes: the empty cases, then the registry's choice.
 
 #include "kernels/conv/conv_passes.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/conv/conv_direct.h"
-#include "kernels/conv/conv_geometry.h"
-#include "kernels/conv/im2col.h"
 #include "common/thread_pool.h"
-#include "kernels/gemm/gemm.h"
+#include "kernels/conv/conv_geometry.h"
+#include "kernels/conv/conv_registry.h"
+#include "kernels/cpu/cpu_info.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace {
 
-using conv_detail::ColumnTile;
-using conv_detail::ColumnTiling;
-using conv_detail::ConvGeometry;
-
-constexpr uint64_t kAlign = 64;
-uint64_t alignUp(uint64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-
-// Scratch = [gemm packing buffers][column matrix].
-struct Scratch {
-  void* gemm;
-  float* columns;
-};
-
-uint64_t gemmPathScratchBytes(const ConvShape& shape) {
-  const ConvGeometry geometry = conv_detail::describe(shape);
-  if (conv_detail::useDirectLoops(shape, geometry)) return 0;
-  const ColumnTiling tiling = conv_detail::planColumns(geometry);
-  return alignUp(gemmScratchBytes()) + alignUp(tiling.columnFloats * sizeof(float));
-}
-
-Scratch splitScratch(void* scratch) {
-  auto* base = static_cast<unsigned char*>(scratch);
-  return {base, reinterpret_cast<float*>(base + alignUp(gemmScratchBytes()))};
-}
-
 void zeroFloats(float* data, int64_t count) {
-  if (count <= 0) return;
   constexpr int64_t kBlock = int64_t{1} << 16;
-  if (count <= kBlock) {
-    std::memset(data, 0, static_cast<size_t>(count) * sizeof(float));
-    return;
-  }
   parallelFor((count + kBlock - 1) / kBlock, [&](int64_t begin, int64_t end) {
     const int64_t first = begin * kBlock, last = std::min(count, end * kBlock);
     std::memset(data + first, 0, static_cast<size_t>(last - first) * sizeof(float));
   });
 }
 
-// Calls fn(tile) for every (position tile, channel chunk) of one group in a
-// fixed order: positions outer, channels inner.
-template <typename Fn>
-void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& fn) {
-  for (int64_t p0 = 0; p0 < geometry.outVolume; p0 += tiling.positionsPerTile) {
-    for (int64_t c0 = 0; c0 < geometry.cinPerGroup; c0 += tiling.channelsPerChunk) {
-      ColumnTile tile;
-      tile.positionBegin = p0;
-      tile.positionCount = std::min(tiling.positionsPerTile, geometry.outVolume - p0);
-      tile.channelBegin = c0;
-      tile.channelCount = std::min(tiling.channelsPerChunk, geometry.cinPerGroup - c0);
-      fn(tile);
-    }
+// What a pass has to do: nothing (no output elements), zero its output (an
+// empty reduction), or run an algorithm.
+enum class Work { Nothing, Zero, Compute };
+
+Work forwardWork(const ConvShape& s, const conv_detail::ConvGeometry& g) {
+  if (s.batch == 0 || s.outChannels == 0 || g.outVolume == 0) return Work::Nothing;
+  return g.cinPerGroup * g.kernelVolume == 0 ? Work::Zero : Work::Compute;
+}
+Work backwardDataWork(const ConvShape& s, const conv_detail::ConvGeometry& g) {
+  if (s.batch == 0 || s.inChannels == 0 || g.inVolume == 0) return Work::Nothing;
+  return g.coutPerGroup * g.kernelVolume * g.outVolume == 0 ? Work::Zero : Work::Compute;
+}
+Work backwardWeightWork(const ConvShape& s, const conv_detail::ConvGeometry& g) {
+  if (s.outChannels == 0 || g.cinPerGroup * g.kernelVolume == 0) return Work::Nothing;
+  return s.batch == 0 || g.outVolume == 0 ? Work::Zero : Work::Compute;
+}
+
+Work workOf(ConvPass pass, const ConvShape& s) {
+  const conv_detail::ConvGeometry g = conv_detail::describe(s);
+  switch (pass) {
+    case ConvPass::Forward:
+      return forwardWork(s, g);
+    case ConvPass::BackwardData:
+      return backwardDataWork(s, g);
+    case ConvPass::BackwardWeight:
+      return backwardWeightWork(s, g);
+  }
+  return Work::Nothing;
+}
+
+int64_t outputCount(ConvPass pass, const ConvShape& s) {
+  const conv_detail::ConvGeometry g = conv_detail::describe(s);
+  switch (pass) {
+    case ConvPass::Forward:
+      return s.batch * s.outChannels * g.outVolume;
+    case ConvPass::BackwardData:
+      return s.batch * s.inChannels * g.inVolume;
+    case ConvPass::BackwardWeight:
+      return s.outChannels * g.cinPerGroup * g.kernelVolume;
+  }
+  return 0;
+}
+
+uint64_t scratchFor(ConvPass pass, const ConvShape& s) {
+  if (workOf(pass, s) != Work::Compute) return 0;
+  return selectConvAlgorithm(pass, s, activeIsa()).scratchBytes(s);
+}
+
+const char* nameFor(ConvPass pass, const ConvShape& s) {
+  switch (workOf(pass, s)) {
+    case Work::Nothing:
+      return "none";
+    case Work::Zero:
+      return "zero_fill";
+    case Work::Compute:
+      break;
+  }
+  return selectConvAlgorithm(pass, s, activeIsa()).name;
+}
+
+void runPass(ConvPass pass, const ConvShape& s, const float* a, const float* b, float* out,
+             void* scratch) {
+  switch (workOf(pass, s)) {
+    case Work::Nothing:
+      return;
+    case Work::Zero:
+      zeroFloats(out, outputCount(pass, s));
+      return;
+    case Work::Compute:
+      selectConvAlgorithm(pass, s, activeIsa()).run(s, a, b, out, scratch);
+      return;
   }
 }
 
 }  // namespace
 
-uint64_t forwardScratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shape); }
-uint64_t backwardDataScratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shape); }
-uint64_t backwardWeightScratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shape); }
+uint64_t forwardScratchBytes(const ConvShape& shape) {
+  return scratchFor(ConvPass::Forward, shape);
+}
+uint64_t backwardDataScratchBytes(const ConvShape& shape) {
+  return scratchFor(ConvPass::BackwardData, shape);
+}
+uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
+  return scratchFor(ConvPass::BackwardWeight, shape);
+}
+
+const char* forwardAlgorithmName(const ConvShape& shape) {
+  return nameFor(ConvPass::Forward, shape);
+}
+const char* backwardDataAlgorithmName(const ConvShape& shape) {
+  return nameFor(ConvPass::BackwardData, shape);
+}
+const char* backwardWeightAlgorithmName(const ConvShape& shape) {
+  return nameFor(ConvPass::BackwardWeight, shape);
+}
 
 void convForward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch) {
-  const ConvGeometry geometry = conv_detail::describe(shape);
-  const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
-  const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
-  if (shape.batch == 0 || shape.outChannels == 0 || P == 0) return;
-  if (Cig * K == 0) {  // empty reduction
-    zeroFloats(y, shape.batch * shape.outChannels * P);
-    return;
-  }
-  if (conv_detail::useDirectLoops(shape, geometry)) {
-    conv_detail::directForward(shape, geometry, x, w, y);
-    return;
-  }
-  const ColumnTiling tiling = conv_detail::planColumns(geometry);
-  const Scratch parts = splitScratch(scratch);
-  for (int64_t n = 0; n < shape.batch; ++n) {
-    for (int64_t g = 0; g < shape.groups; ++g) {
-      const float* xGroup = x + (n * shape.inChannels + g * Cig) * Q;
-      const float* wGroup = w + g * Cog * Cig * K;
-      float* yGroup = y + (n * shape.outChannels + g * Cog) * P;
-      forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
-        MatrixView columns;
-        if (geometry.columnsAreInput) {
-          columns = {xGroup + tile.channelBegin * Q + tile.positionBegin, Q, 1};
-        } else {
-          conv_detail::im2colTile(shape, geometry, tile, xGroup, parts.columns);
-          columns = {parts.columns, tile.positionCount, 1};
-        }
-        const MatrixView weights{wGroup + tile.channelBegin * K, Cig * K, 1};
-        sgemm(Cog, tile.positionCount, tile.channelCount * K, weights, columns,
-              yGroup + tile.positionBegin, P, tile.channelBegin > 0, parts.gemm);
-      });
-    }
-  }
+  runPass(ConvPass::Forward, shape, x, w, y, scratch);
 }
-
 void convBackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
                       void* scratch) {
-  const ConvGeometry geometry = conv_detail::describe(shape);
-  const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
-  const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
-  if (shape.batch == 0 || shape.inChannels == 0 || Q == 0) return;
-  if (Cog * K * P == 0) {  // no window touches x
-    zeroFloats(dx, shape.batch * shape.inChannels * Q);
-    return;
-  }
-  if (conv_detail::useDirectLoops(shape, geometry)) {
-    conv_detail::directBackwardData(shape, geometry, dy, w, dx);
-    return;
-  }
-  const ColumnTiling tiling = conv_detail::planColumns(geometry);
-  const Scratch parts = splitScratch(scratch);
-  for (int64_t n = 0; n < shape.batch; ++n) {
-    for (int64_t g = 0; g < shape.groups; ++g) {
-      const float* dyGroup = dy + (n * shape.outChannels + g * Cog) * P;
-      const float* wGroup = w + g * Cog * Cig * K;
-      float* dxGroup = dx + (n * shape.inChannels + g * Cig) * Q;
-      // With identity columns every dx element is written exactly once below.
-      if (!geometry.columnsAreInput) zeroFloats(dxGroup, Cig * Q);
-      forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
-        // columns[(c, k)][p] = sum over co of w[co, c, k] * dy[co, p]
-        const MatrixView weightsT{wGroup + tile.channelBegin * K, 1, Cig * K};
-        const MatrixView gradients{dyGroup + tile.positionBegin, P, 1};
-        if (geometry.columnsAreInput) {
-          sgemm(tile.channelCount, tile.positionCount, Cog, weightsT, gradients,
-                dxGroup + tile.channelBegin * Q + tile.positionBegin, Q, false, parts.gemm);
-          return;
-        }
-        sgemm(tile.channelCount * K, tile.positionCount, Cog, weightsT, gradients, parts.columns,
-              tile.positionCount, false, parts.gemm);
-        conv_detail::col2imTileAccumulate(shape, geometry, tile, parts.columns, dxGroup);
-      });
-    }
-  }
+  runPass(ConvPass::BackwardData, shape, dy, w, dx, scratch);
 }
-
 void convBackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                         void* scratch) {
-  const ConvGeometry geometry = conv_detail::describe(shape);
-  const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
-  const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
-  if (shape.outChannels == 0 || Cig * K == 0) return;
-  if (shape.batch == 0 || P == 0) {  // empty reduction
-    zeroFloats(dw, shape.outChannels * Cig * K);
-    return;
-  }
-  if (conv_detail::useDirectLoops(shape, geometry)) {
-    conv_detail::directBackwardWeight(shape, geometry, x, dy, dw);
-    return;
-  }
-  const ColumnTiling tiling = conv_detail::planColumns(geometry);
-  const Scratch parts = splitScratch(scratch);
-  // One fixed accumulation order: groups, then batch, then tiles; the GEMM
-  // adds each tile's product into dw.
-  for (int64_t g = 0; g < shape.groups; ++g) {
-    float* dwGroup = dw + g * Cog * Cig * K;
-    for (int64_t n = 0; n < shape.batch; ++n) {
-      const float* xGroup = x + (n * shape.inChannels + g * Cig) * Q;
-      const float* dyGroup = dy + (n * shape.outChannels + g * Cog) * P;
-      forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
-        MatrixView columnsT;
-        if (geometry.columnsAreInput) {
-          columnsT = {xGroup + tile.channelBegin * Q + tile.positionBegin, 1, Q};
-        } else {
-          conv_detail::im2colTile(shape, geometry, tile, xGroup, parts.columns);
-          columnsT = {parts.columns, 1, tile.positionCount};
-        }
-        const MatrixView gradients{dyGroup + tile.positionBegin, P, 1};
-        const bool first = n == 0 && tile.positionBegin == 0;
-        sgemm(Cog, tile.channelCount * K, tile.positionCount, gradients, columnsT,
-              dwGroup + tile.channelBegin * K, Cig * K, !first, parts.gemm);
-      });
-    }
-  }
+  runPass(ConvPass::BackwardWeight, shape, x, dy, dw, scratch);
 }
 
 }  // namespace kernels

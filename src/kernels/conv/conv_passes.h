@@ -9,6 +9,9 @@
 //   y  [batch, outChannels, out...]
 // Each pass overwrites its whole output. `scratch` is 64-byte aligned and at
 // least the matching *ScratchBytes(shape) long; passes never touch the heap.
+// Each pass runs the first algorithm of the registry (conv_registry.h) that
+// takes the shape on the active ISA; size the scratch under the same ISA
+// setting and thread count as the run.
 
 #include <cstdint>
 
@@ -20,6 +23,12 @@ namespace kernels {
 uint64_t forwardScratchBytes(const ConvShape& shape);
 uint64_t backwardDataScratchBytes(const ConvShape& shape);
 uint64_t backwardWeightScratchBytes(const ConvShape& shape);
+
+// Name of the algorithm each pass runs for `shape` on the active ISA ("none"
+// when the pass has nothing to compute), for tools and benchmarks.
+const char* forwardAlgorithmName(const ConvShape& shape);
+const char* backwardDataAlgorithmName(const ConvShape& shape);
+const char* backwardWeightAlgorithmName(const ConvShape& shape);
 
 // y = conv(x, w)   (used for the gradInput of a transposed convolution)
 void convForward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch);

@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "common/thread_pool.h"
+#include "kernels/cpu/cpu_info.h"
 #include "kernels/gemm/gemm_kernel.h"
 #include "kernels/gemm/gemm_pack.h"
 #include "kernels/gemm/gemm_testing.h"
@@ -34,21 +35,15 @@ constexpr const GemmKernel* kAllKernels[] = {&kScalarKernel, &kAvx2Kernel, &kAvx
 // Fewer multiply-adds than this per thread (~10 us) is not worth waking one.
 constexpr double kMinWorkPerPart = 1 << 21;
 
-bool cpuHasAvx2() { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
-bool cpuHasAvx512() {
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") && cpuHasAvx2();
-}
+bool cpuHasAvx2() { return detectedIsa() >= Isa::Avx2; }
+bool cpuHasAvx512() { return detectedIsa() >= Isa::Avx512; }
 
-const GemmKernel* detectKernel() {
-  if (cpuHasAvx512()) return &kAvx512Kernel;
-  if (cpuHasAvx2()) return &kAvx2Kernel;
-  return &kScalarKernel;
-}
-
+// The kernel for the active ISA level (ACLNN_CPU_ISA and tests may lower it).
 const GemmKernel* autoKernel() {
-  static const GemmKernel* const chosen = detectKernel();
-  return chosen;
+  const Isa isa = activeIsa();
+  if (isa >= Isa::Avx512) return &kAvx512Kernel;
+  if (isa >= Isa::Avx2) return &kAvx2Kernel;
+  return &kScalarKernel;
 }
 
 std::atomic<const GemmKernel*> gForcedKernel{nullptr};

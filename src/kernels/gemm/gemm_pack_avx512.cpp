@@ -12,6 +12,7 @@
 #include <immintrin.h>
 
 #include "kernels/gemm/gemm_kernel.h"
+#include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -26,37 +27,6 @@ __mmask16 firstLanes(int64_t count) {
   return static_cast<__mmask16>((uint32_t{1} << clampTo16(count)) - 1u);
 }
 
-// r[i] holds row i of a 16 x 16 block; afterwards r[j] holds column j.
-void transpose16x16(__m512 r[16]) {
-  __m512 a[16];
-  for (int k = 0; k < 8; ++k) {
-    a[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
-    a[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
-  }
-  // b[4k + c], 128-bit lane L: rows 4k..4k+3 of column 4L + c.
-  __m512 b[16];
-  for (int k = 0; k < 4; ++k) {
-    const __m512d lo0 = _mm512_castps_pd(a[4 * k]);
-    const __m512d lo1 = _mm512_castps_pd(a[4 * k + 2]);
-    const __m512d hi0 = _mm512_castps_pd(a[4 * k + 1]);
-    const __m512d hi1 = _mm512_castps_pd(a[4 * k + 3]);
-    b[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
-    b[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
-    b[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
-    b[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
-  }
-  // Column 4L + c gathers lane L of b[c], b[4 + c], b[8 + c], b[12 + c].
-  for (int c = 0; c < 4; ++c) {
-    const __m512 c0 = _mm512_shuffle_f32x4(b[c], b[4 + c], 0x44);
-    const __m512 c1 = _mm512_shuffle_f32x4(b[c], b[4 + c], 0xEE);
-    const __m512 c2 = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0x44);
-    const __m512 c3 = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0xEE);
-    r[c] = _mm512_shuffle_f32x4(c0, c2, 0x88);
-    r[4 + c] = _mm512_shuffle_f32x4(c0, c2, 0xDD);
-    r[8 + c] = _mm512_shuffle_f32x4(c1, c3, 0x88);
-    r[12 + c] = _mm512_shuffle_f32x4(c1, c3, 0xDD);
-  }
-}
 
 // Each line is contiguous along depth: transpose 16 lines x 16 steps at a time.
 void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_t depth, int slot,
@@ -85,7 +55,7 @@ void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_
         r[i] = i < lines ? _mm512_maskz_loadu_ps(loadMask, src + (l0 + i) * lineStride + p0)
                          : _mm512_setzero_ps();
       }
-      transpose16x16(r);
+      simd::transpose16x16(r);
       for (int j = 0; j < steps; ++j) {
         _mm512_mask_storeu_ps(dst + (p0 + j) * slot + l0, storeMask, r[j]);
       }

@@ -1,4 +1,4 @@
-#include "kernels/conv/conv_direct.h"
+#include "kernels/conv/small_group/conv_direct.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "kernels/conv/im2col.h"
+#include "kernels/conv/im2col_gemm/im2col.h"
 
 #include <algorithm>
 #include <cstring>

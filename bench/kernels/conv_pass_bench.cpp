@@ -1,0 +1,99 @@
+// conv_pass_bench: times each convolution pass of the kernel layer on dense
+// fp32 buffers for one problem, per registered algorithm that accepts it, on
+// one thread count, next to the one-core FMA peak measured in the same run.
+// A measurement, not a test. Usage:
+//   conv_pass_bench [--threads N] [--repeat N] N C O G  D H W  KD KH KW  S P DL
+// (S, P, DL apply to every spatial dim; the output extent follows from them.)
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/thread_pool.h"
+#include "kernels/conv/conv_registry.h"
+#include "kernels/cpu/cpu_info.h"
+
+double probeFmaGflops(double seconds);  // bench/gemm/fma_peak_avx512.cpp
+
+namespace {
+
+using namespace aclcpu::kernels;
+
+double seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 1, repeat = 5;
+  std::vector<int64_t> v;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
+      threads = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
+      repeat = std::atoi(argv[++i]);
+    } else {
+      v.push_back(std::atoll(argv[i]));
+    }
+  }
+  if (v.size() != 13) {
+    std::fprintf(
+        stderr,
+        "usage: conv_pass_bench [--threads N] [--repeat N] N C O G D H W KD KH KW S P DL\n");
+    return 2;
+  }
+  aclcpu::setComputeThreadCount(threads);
+  ConvShape s;
+  s.batch = v[0];
+  s.inChannels = v[1];
+  s.outChannels = v[2];
+  s.groups = v[3];
+  for (int d = 0; d < 3; ++d) {
+    s.in[d] = v[4 + d];
+    s.kernel[d] = v[7 + d];
+    const bool unit = s.in[d] == 1 && s.kernel[d] == 1;
+    s.stride[d] = unit ? 1 : v[10];
+    s.padBefore[d] = unit ? 0 : v[11];
+    s.dilation[d] = unit ? 1 : v[12];
+    s.out[d] =
+        (s.in[d] + 2 * s.padBefore[d] - s.dilation[d] * (s.kernel[d] - 1) - 1) / s.stride[d] + 1;
+  }
+  const int64_t cig = s.inChannels / s.groups;
+  const int64_t xn = s.batch * s.inChannels * s.in[0] * s.in[1] * s.in[2];
+  const int64_t yn = s.batch * s.outChannels * s.out[0] * s.out[1] * s.out[2];
+  const int64_t wn = s.outChannels * cig * s.kernel[0] * s.kernel[1] * s.kernel[2];
+  std::vector<float> x(xn), y(yn), w(wn), out(std::max({xn, yn, wn}));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1, 1);
+  for (auto* t : {&x, &y, &w})
+    for (float& f : *t) f = u(rng);
+  const double macs = static_cast<double>(yn) * cig * s.kernel[0] * s.kernel[1] * s.kernel[2];
+  const double peak = probeFmaGflops(0.3) * threads;
+  std::printf("isa %s, %d threads, peak %.0f GFLOP/s, %.3f GFLOP per pass\n", isaName(activeIsa()),
+              threads, peak, 2 * macs * 1e-9);
+  for (int i = 0; i < convAlgorithmCount(); ++i) {
+    const ConvAlgorithm& a = convAlgorithmAt(i);
+    if (a.minimumIsa > activeIsa() || !a.accepts(s)) continue;
+    std::vector<char> raw(a.scratchBytes(s) + 64);
+    void* scratch = raw.data() + (64 - reinterpret_cast<uintptr_t>(raw.data()) % 64) % 64;
+    const float* first = a.pass == ConvPass::BackwardData ? y.data() : x.data();
+    const float* second = a.pass == ConvPass::BackwardWeight ? y.data() : w.data();
+    double best = 1e30;
+    for (int r = 0; r < repeat + 1; ++r) {
+      const double t0 = seconds();
+      a.run(s, first, second, out.data(), scratch);
+      const double t = seconds() - t0;
+      if (r > 0 && t < best) best = t;
+    }
+    std::printf("%-40s %9.3f ms %8.1f GFLOP/s %5.1f%% peak  scratch %.1f MB\n", a.name, best * 1e3,
+                2 * macs / best * 1e-9, 200 * macs / best * 1e-9 / peak,
+                a.scratchBytes(s) / 1048576.0);
+  }
+  return 0;
+}

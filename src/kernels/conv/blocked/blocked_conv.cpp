@@ -1,0 +1,335 @@
+// Drivers of the blocked direct convolution: stage the operands, pack the
+// weights, run the micro-kernels over a static list of work items, and
+// unstage the result. Every output element is computed by exactly one work
+// item in a fixed order, and the weight gradient's chunks are combined in
+// chunk order, so results never depend on the thread count.
+
+#include "kernels/conv/blocked/blocked_conv.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/thread_pool.h"
+#include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/conv/blocked/blocked_plan.h"
+#include "kernels/conv/conv_geometry.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+namespace {
+
+template <typename T>
+T* region(void* scratch, uint64_t offset) {
+  return reinterpret_cast<T*>(static_cast<char*>(scratch) + offset);
+}
+
+int64_t rowsPerImage(const StagedLayout& l) { return l.blocks * l.size[0] * l.size[1]; }
+int64_t denseImageFloats(const StagedLayout& l) {
+  return l.channels * l.source[0] * l.source[1] * l.source[2];
+}
+
+// Stages `images` images starting at dense image `firstImage`.
+void stage(const float* dense, const StagedLayout& l, int64_t firstImage, int64_t images,
+           float* staged) {
+  const float* src = dense + firstImage * denseImageFloats(l);
+  parallelFor(images * rowsPerImage(l),
+              [&](int64_t begin, int64_t end) { stageRows_avx512(src, l, begin, end, staged); });
+  if (l.slackFloats > 0)
+    std::memset(staged + l.imageStride * l.images, 0,
+                static_cast<size_t>(l.slackFloats) * sizeof(float));
+}
+
+bool isSparse(const StagedLayout& l) { return l.step[0] != 1 || l.step[1] != 1 || l.step[2] != 1; }
+
+void zeroDense(float* dense, int64_t count) {
+  constexpr int64_t kBlock = 65536;
+  parallelFor((count + kBlock - 1) / kBlock, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * kBlock, last = std::min(count, end * kBlock);
+    std::memset(dense + first, 0, static_cast<size_t>(last - first) * sizeof(float));
+  });
+}
+
+void unstage(const float* staged, const StagedLayout& l, int64_t firstImage, int64_t images,
+             float* dense) {
+  float* dst = dense + firstImage * denseImageFloats(l);
+  // Reduced 1x1 strided dims: the positions no output maps to are zero.
+  if (isSparse(l)) zeroDense(dst, images * denseImageFloats(l));
+  parallelFor(images * rowsPerImage(l),
+              [&](int64_t begin, int64_t end) { unstageRows_avx512(staged, l, begin, end, dst); });
+}
+
+void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb) {
+  if (!b.pairs) {
+    *first = tile;
+    *nb = 1;
+    return;
+  }
+  const int64_t perGroup = (b.outPerGroup + 1) / 2;
+  const int64_t group = tile / perGroup, k = tile % perGroup;
+  *first = group * b.outPerGroup + 2 * k;
+  *nb = b.outPerGroup - 2 * k >= 2 ? 2 : 1;
+}
+
+int64_t firstReduction(const ChannelBlocks& b, int64_t outBlock) {
+  return outBlock / b.outPerGroup * b.redPerGroup;
+}
+
+// w [O, C/G, taps] of the normal convolution, zero outside the groups and the
+// channel counts.
+struct Weights {
+  const float* w;
+  int64_t inChannels, outChannels, cinPerGroup, coutPerGroup, taps;
+  float at(int64_t oc, int64_t ic, int64_t tap) const {
+    if (oc >= outChannels || ic >= inChannels) return 0.0f;
+    if (oc / coutPerGroup != ic / cinPerGroup) return 0.0f;
+    return w[(oc * cinPerGroup + ic % cinPerGroup) * taps + tap];
+  }
+};
+
+Weights weightsOf(const ConvShape& s, const float* w) {
+  return {w,
+          s.inChannels,
+          s.outChannels,
+          s.inChannels / s.groups,
+          s.outChannels / s.groups,
+          s.kernel[0] * s.kernel[1] * s.kernel[2]};
+}
+
+void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& w, float* packed) {
+  const bool data = p.kind == RowPassKind::BackwardData;
+  parallelFor(p.blocks.tiles, [&](int64_t begin, int64_t end) {
+    for (int64_t tile = begin; tile < end; ++tile) {
+      int64_t ob0 = 0;
+      int nb = 1;
+      tileBlocks(p.blocks, tile, &ob0, &nb);
+      const int64_t red0 = firstReduction(p.blocks, ob0);
+      float* dst = packed + tile * p.tileWeightFloats;
+      for (int64_t i = 0; i < p.tapsPerTile; ++i) {
+        float* block = dst + i * p.tapFloats;
+        const int64_t tap = table.weightTap[i];
+        const int64_t red = (red0 + table.redIndex[i]) * kLanes;
+        if (p.blocks.depthwise) {
+          for (int64_t o = 0; o < kLanes; ++o) {
+            const int64_t ch = ob0 * kLanes + o;
+            block[o] = w.at(ch, ch, tap);
+          }
+          continue;
+        }
+        for (int64_t c = 0; c < kLanes; ++c) {
+          for (int64_t o = 0; o < nb * kLanes; ++o) {
+            const int64_t outCh = ob0 * kLanes + o, redCh = red + c;
+            block[c * nb * kLanes + o] = data ? w.at(redCh, outCh, tap) : w.at(outCh, redCh, tap);
+          }
+        }
+      }
+    }
+  });
+}
+
+// Every (image, tile, phase, row, segment) of one staged image group.
+void runRowItems(const RowPassPlan& p, const TapTable& table, const float* in, const float* packed,
+                 int64_t images, float* out) {
+  const int64_t perImage = p.blocks.tiles * p.itemsPerImageTile;
+  parallelFor(images * perImage, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t image = item / perImage;
+      const int64_t tile = item % perImage / p.itemsPerImageTile;
+      int64_t local = item % p.itemsPerImageTile;
+      int64_t ph = 0;
+      while (ph + 1 < p.phaseCount && p.phases[ph + 1].itemBegin <= local) ++ph;
+      const Phase& phase = p.phases[ph];
+      local -= phase.itemBegin;
+      const int64_t segment = local % phase.segments;
+      const int64_t row = local / phase.segments;
+      const int64_t rowD = row / phase.rows[1], rowH = row % phase.rows[1];
+      int64_t ob0 = 0;
+      int nb = 1;
+      tileBlocks(p.blocks, tile, &ob0, &nb);
+      const int64_t col0 = segment * p.segmentLength;
+      RowJob job;
+      job.in = in + image * p.in.imageStride + firstReduction(p.blocks, ob0) * p.in.blockStride +
+               rowD * phase.inRowStep[0] + rowH * phase.inRowStep[1] + col0 * p.inStep * kLanes;
+      job.taps = table.offsets + phase.tapBegin;
+      job.tapCount = phase.tapCount;
+      job.weights = packed + tile * p.tileWeightFloats + phase.weightBegin;
+      job.tapStride = p.tapFloats;
+      job.out = out + image * p.out.imageStride + ob0 * p.out.blockStride + phase.outBase +
+                rowD * phase.outRowStep[0] + rowH * phase.outRowStep[1] + col0 * phase.outColStep;
+      job.outColStep = phase.outColStep;
+      job.outBlockStride = p.out.blockStride;
+      job.count = std::min(p.segmentLength, phase.cols - col0);
+      job.nb = nb;
+      job.inStep = static_cast<int>(p.inStep);
+      if (p.blocks.depthwise) {
+        f32_dwconv_rows_nb16_avx512(job);
+      } else {
+        f32_conv_rows_nb16_avx512(job);
+      }
+    }
+  });
+}
+
+void runRowPass(const ConvShape& shape, RowPassKind kind, const float* input, const float* w,
+                float* output, void* scratch) {
+  RowPassPlan p;
+  planRowPass(shape, kind, &p);
+  TapTable table;
+  table.offsets = region<int64_t>(scratch, p.tapOffset);
+  table.redIndex = reinterpret_cast<int32_t*>(table.offsets + p.tapsPerTile);
+  table.weightTap = table.redIndex + p.tapsPerTile;
+  planRowPass(shape, kind, &p, &table);
+  float* in = region<float>(scratch, p.inOffset);
+  float* out = region<float>(scratch, p.outOffset);
+  float* packed = region<float>(scratch, p.weightOffset);
+  packRowWeights(p, table, weightsOf(shape, w), packed);
+  for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
+    const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
+    stage(input, p.in, image0, images, in);
+    runRowItems(p, table, in, packed, images, out);
+    unstage(out, p.out, image0, images, output);
+  }
+}
+
+bool channelKindMatches(const ConvShape& s, Channels kind) {
+  // A pointwise convolution is a plain GEMM on the caller's memory; staging
+  // it only adds traffic (measured slower for every pass).
+  if (conv_detail::describe(s).columnsAreInput) return false;
+  const bool depthwise = s.groups > 1 && s.inChannels == s.groups && s.outChannels == s.groups;
+  return depthwise == (kind == Channels::Depthwise);
+}
+
+// Rows of one weight-gradient work item are cut into blocks inside one
+// (image, outD) plane, at most this many rows each.
+constexpr int64_t kRowsPerBlock = 8;
+
+}  // namespace
+
+bool acceptsForward(const ConvShape& shape, Channels kind) {
+  RowPassPlan p;
+  return channelKindMatches(shape, kind) && planRowPass(shape, RowPassKind::Forward, &p);
+}
+bool acceptsBackwardData(const ConvShape& shape, Channels kind) {
+  RowPassPlan p;
+  return channelKindMatches(shape, kind) && planRowPass(shape, RowPassKind::BackwardData, &p);
+}
+bool acceptsBackwardWeight(const ConvShape& shape, Channels kind) {
+  WeightPassPlan p;
+  return channelKindMatches(shape, kind) && planWeightPass(shape, &p);
+}
+
+uint64_t forwardScratchBytes(const ConvShape& shape) {
+  RowPassPlan p;
+  return planRowPass(shape, RowPassKind::Forward, &p) ? p.bytes : 0;
+}
+uint64_t backwardDataScratchBytes(const ConvShape& shape) {
+  RowPassPlan p;
+  return planRowPass(shape, RowPassKind::BackwardData, &p) ? p.bytes : 0;
+}
+uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
+  WeightPassPlan p;
+  return planWeightPass(shape, &p) ? p.bytes : 0;
+}
+
+void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch) {
+  runRowPass(shape, RowPassKind::Forward, x, w, y, scratch);
+}
+
+void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
+                  void* scratch) {
+  runRowPass(shape, RowPassKind::BackwardData, dy, w, dx, scratch);
+}
+
+void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+                    void* scratch) {
+  WeightPassPlan p;
+  planWeightPass(shape, &p);
+  float* xs = region<float>(scratch, p.xOffset);
+  float* dys = region<float>(scratch, p.dyOffset);
+  float* partial = region<float>(scratch, p.partialOffset);
+  const ChannelBlocks& b = p.blocks;
+  const int64_t planeRows = shape.out[1];
+  const int64_t rowsPerImage = shape.out[0] * planeRows;
+  const int64_t tapFloats = b.depthwise ? kLanes : kLanes * kLanes;
+  for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
+    const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
+    stage(x, p.x, image0, images, xs);
+    stage(dy, p.dy, image0, images, dys);
+    const int64_t groupBegin = image0 * rowsPerImage;
+    const int64_t groupEnd = (image0 + images) * rowsPerImage;
+    // An item is (chunk, output block): each row block of the chunk is read
+    // once for every reduction block and tap while it is in cache.
+    parallelFor(p.chunks * b.outBlocks, [&](int64_t begin, int64_t end) {
+      for (int64_t item = begin; item < end; ++item) {
+        const int64_t chunk = item / b.outBlocks, ob = item % b.outBlocks;
+        const int64_t chunkBegin = p.rows * chunk / p.chunks;
+        const int64_t rowBegin = std::max(chunkBegin, groupBegin);
+        const int64_t rowEnd = std::min(p.rows * (chunk + 1) / p.chunks, groupEnd);
+        const int64_t cb0 = firstReduction(b, ob);
+        float* part = partial + (chunk * p.pairs + ob * b.redPerGroup) * p.blockFloats;
+        for (int64_t r0 = rowBegin; r0 < rowEnd;) {
+          const int64_t plane = r0 / planeRows, oh = r0 % planeRows;
+          const int64_t rows = std::min({kRowsPerBlock, rowEnd - r0, planeRows - oh});
+          const int64_t image = plane / shape.out[0] - image0, od = plane % shape.out[0];
+          WeightJob job;
+          job.xColStep = p.colStepX;
+          job.xRowStride = p.rowStepX[1];
+          job.dy = dys + image * p.dy.imageStride + ob * p.dy.blockStride + od * p.dy.planeStride +
+                   oh * p.dy.rowStride;
+          job.dyRowStride = p.dy.rowStride;
+          job.rows = rows;
+          job.cols = shape.out[2];
+          job.accumulate = r0 != chunkBegin;
+          for (int64_t r = 0; r < b.redPerGroup; ++r) {
+            const float* xBase = xs + image * p.x.imageStride + (cb0 + r) * p.x.blockStride +
+                                 od * p.rowStepX[0] + oh * p.rowStepX[1];
+            int64_t tap = 0;
+            for (int64_t kd = 0; kd < p.taps[0]; ++kd)
+              for (int64_t kh = 0; kh < p.taps[1]; ++kh)
+                for (int64_t kw = 0; kw < p.taps[2]; ++kw, ++tap) {
+                  job.x = xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + kw * p.tapStep[2];
+                  job.dw = part + r * p.blockFloats + tap * tapFloats;
+                  if (b.depthwise) {
+                    f32_dwconvbwdw_16_avx512(job);
+                  } else {
+                    f32_convbwdw_16x16_avx512(job);
+                  }
+                }
+          }
+          r0 += rows;
+        }
+      }
+    });
+  }
+  const int64_t tapCount = p.taps[0] * p.taps[1] * p.taps[2];
+  // Combine the chunks in chunk order and write dw [O, C/G, taps].
+  const Weights shapeW = weightsOf(shape, nullptr);
+  parallelFor(b.outBlocks, [&](int64_t begin, int64_t end) {
+    for (int64_t ob = begin; ob < end; ++ob) {
+      for (int64_t r = 0; r < b.redPerGroup; ++r) {
+        const int64_t pair = ob * b.redPerGroup + r;
+        const int64_t cb = firstReduction(b, ob) + r;
+        for (int64_t tap = 0; tap < tapCount; ++tap) {
+          for (int64_t c = 0; c < (b.depthwise ? 1 : kLanes); ++c) {
+            for (int64_t o = 0; o < kLanes; ++o) {
+              const int64_t oc = ob * kLanes + o;
+              const int64_t ic = b.depthwise ? oc : cb * kLanes + c;
+              if (oc >= shapeW.outChannels || ic >= shapeW.inChannels ||
+                  oc / shapeW.coutPerGroup != ic / shapeW.cinPerGroup)
+                continue;
+              const int64_t at = tap * tapFloats + (b.depthwise ? o : c * kLanes + o);
+              float sum = partial[pair * p.blockFloats + at];
+              for (int64_t chunk = 1; chunk < p.chunks; ++chunk)
+                sum += partial[(chunk * p.pairs + pair) * p.blockFloats + at];
+              dw[(oc * shapeW.cinPerGroup + ic % shapeW.cinPerGroup) * shapeW.taps + tap] = sum;
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

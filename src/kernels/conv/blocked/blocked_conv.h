@@ -1,0 +1,33 @@
+#pragma once
+// The channel-blocked direct convolution (16-channel blocks, AVX-512): the
+// three passes on dense fp32 NCDHW buffers, staged through the workspace.
+// accepts*() say which shapes it takes; the run functions need scratch of
+// scratchBytes*() and must only be called for accepted shapes.
+
+#include <cstdint>
+
+#include "kernels/kernel_types.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+
+enum class Channels : uint8_t { Dense, Depthwise };
+
+bool acceptsForward(const ConvShape& shape, Channels kind);
+bool acceptsBackwardData(const ConvShape& shape, Channels kind);
+bool acceptsBackwardWeight(const ConvShape& shape, Channels kind);
+
+uint64_t forwardScratchBytes(const ConvShape& shape);
+uint64_t backwardDataScratchBytes(const ConvShape& shape);
+uint64_t backwardWeightScratchBytes(const ConvShape& shape);
+
+void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch);
+void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
+                  void* scratch);
+void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+                    void* scratch);
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,68 @@
+#pragma once
+// The AVX-512 micro-kernels and staging loops of the blocked direct
+// convolution (defined in *_avx512.cpp files; call only when activeIsa() is at
+// least Isa::Avx512). Every kernel's arithmetic on an output element is the
+// same sequence whatever tile, segment or thread computes it.
+
+#include <cstdint>
+
+#include "kernels/conv/blocked/blocked_plan.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+
+// One row segment of a row pass:
+//   out[t][b * 16 + o] = sum over taps k, in order, of sum over c in 0..15 of
+//     in[taps[k] + t * inStep * 16 + c] * weights[k * tapStride + c * nb * 16 + b * 16 + o]
+// stored (not accumulated) at out + t * outColStep + b * outBlockStride.
+// Depthwise: out[t][o] = sum over k of in[taps[k] + t * inStep * 16 + o] *
+// weights[k * tapStride + o].
+struct RowJob {
+  const float* in = nullptr;
+  const int64_t* taps = nullptr;
+  int64_t tapCount = 0;
+  const float* weights = nullptr;
+  int64_t tapStride = 0;  // floats
+  float* out = nullptr;
+  int64_t outColStep = 0;
+  int64_t outBlockStride = 0;
+  int64_t count = 0;  // positions
+  int nb = 1;         // output blocks: 1 or 2
+  int inStep = 1;     // 1 or 2
+};
+void f32_conv_rows_nb16_avx512(const RowJob& job);
+void f32_dwconv_rows_nb16_avx512(const RowJob& job);
+
+// Weight gradient of one (output block, reduction block, tap) over a block
+// of rows:
+//   dw[c * 16 + o] (+)= sum over rows r, then columns j, of
+//     x[r * xRowStride + j * xColStep + c] * dy[r * dyRowStride + j * 16 + o]
+// Depthwise: dw[o] (+)= sum of x[... + o] * dy[... + o].
+struct WeightJob {
+  const float* x = nullptr;
+  int64_t xColStep = 0;
+  int64_t xRowStride = 0;
+  const float* dy = nullptr;
+  int64_t dyRowStride = 0;
+  int64_t rows = 0;
+  int64_t cols = 0;
+  float* dw = nullptr;
+  bool accumulate = false;
+};
+void f32_convbwdw_16x16_avx512(const WeightJob& job);
+void f32_dwconvbwdw_16_avx512(const WeightJob& job);
+
+// Staging between dense fp32 [N, C, D, H, W] tensors and StagedLayout
+// buffers. Staged rows are numbered (image, block, q0, q1) row-major; each
+// call handles rows [begin, end).
+void stageRows_avx512(const float* dense, const StagedLayout& layout, int64_t begin, int64_t end,
+                      float* staged);
+// Writes the dense elements that staged rows [begin, end) map to. Dense
+// elements no staged position maps to are left alone.
+void unstageRows_avx512(const float* staged, const StagedLayout& layout, int64_t begin, int64_t end,
+                        float* dense);
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,426 @@
+#include "kernels/conv/blocked/blocked_plan.h"
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "common/checked_math.h"
+#include "kernels/conv/conv_geometry.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+namespace {
+
+using conv_detail::ceilDiv;
+using conv_detail::floorDiv;
+
+// Positions per work item: a whole number of register tiles of every kernel.
+constexpr int64_t kSegmentLength = 112;
+// Work items the weight pass aims at (a constant, never the thread count).
+constexpr int64_t kWeightItemsTarget = 64;
+// Dense channel padding wastes at most this factor of the multiply-adds.
+constexpr double kMaxPaddingWaste = 1.5;
+
+int64_t blocksOf(int64_t channels) { return (channels + kLanes - 1) / kLanes; }
+
+// Overflow-checked size arithmetic that remembers the first failure.
+struct Sizes {
+  bool ok = true;
+  int64_t mul(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (!checkedMul(a, b, &r)) ok = false;
+    return ok ? r : 0;
+  }
+  int64_t add(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (!checkedAdd(a, b, &r)) ok = false;
+    return ok ? r : 0;
+  }
+};
+
+bool channelBlocks(const ConvShape& s, bool backwardData, ChannelBlocks* b) {
+  const int64_t G = s.groups;
+  if (G <= 0 || s.inChannels % G != 0 || s.outChannels % G != 0) return false;
+  const int64_t cig = s.inChannels / G, cog = s.outChannels / G;
+  const int64_t outCh = backwardData ? s.inChannels : s.outChannels;
+  const int64_t redCh = backwardData ? s.outChannels : s.inChannels;
+  const int64_t outPg = backwardData ? cig : cog;
+  const int64_t redPg = backwardData ? cog : cig;
+  *b = ChannelBlocks{};
+  b->outBlocks = blocksOf(outCh);
+  b->redBlocks = blocksOf(redCh);
+  if (G == 1) {
+    const double padded = static_cast<double>(b->outBlocks * kLanes) * (b->redBlocks * kLanes);
+    if (padded > kMaxPaddingWaste * static_cast<double>(outCh) * static_cast<double>(redCh))
+      return false;
+    b->outPerGroup = b->outBlocks;
+    b->redPerGroup = b->redBlocks;
+    b->pairs = true;
+  } else if (cig == 1 && cog == 1) {
+    b->outPerGroup = b->redPerGroup = 1;
+    b->depthwise = true;
+  } else if (cig % kLanes == 0 && cog % kLanes == 0) {
+    b->outPerGroup = outPg / kLanes;
+    b->redPerGroup = redPg / kLanes;
+    b->pairs = true;
+  } else if (cig == cog && kLanes % cig == 0 && cig >= 4) {
+    // Several whole groups share one block: block-diagonal 16 x 16 weights.
+    b->outPerGroup = b->redPerGroup = 1;
+  } else {
+    return false;
+  }
+  if (b->pairs) {
+    const int64_t groupsOfBlocks = b->outBlocks / b->outPerGroup;
+    b->tiles = groupsOfBlocks * ((b->outPerGroup + 1) / 2);
+  } else {
+    b->tiles = b->outBlocks;
+  }
+  return true;
+}
+
+// One spatial dim of the convolution after 1x1 strided dims are reduced to
+// unit stride (their input is staged subsampled, their data gradient
+// scattered back onto the hit positions).
+struct Dim {
+  int64_t in, out, kernel, stride, pad, dilation;
+  bool reduced;  // the staged grid is x[q * stride - pad]
+  int64_t originalStride, originalPad;
+};
+
+Dim effectiveDim(const ConvShape& s, int d) {
+  Dim dim{s.in[d],       s.out[d], s.kernel[d], s.stride[d],   s.padBefore[d],
+          s.dilation[d], false,    s.stride[d], s.padBefore[d]};
+  if (dim.kernel == 1 && dim.stride > 1) {
+    dim.reduced = true;
+    dim.in = dim.out;
+    dim.stride = 1;
+    dim.pad = 0;
+    dim.dilation = 1;
+  }
+  return dim;
+}
+
+void finishLayout(StagedLayout* l, Sizes* sz) {
+  l->blocks = blocksOf(l->channels);
+  l->rowStride = sz->mul(l->size[2], kLanes);
+  l->planeStride = sz->mul(l->rowStride, l->size[1]);
+  l->blockStride = sz->mul(l->planeStride, l->size[0]);
+  l->imageStride = sz->mul(l->blockStride, l->blocks);
+  l->floats = static_cast<uint64_t>(sz->add(sz->mul(l->imageStride, l->images), l->slackFloats));
+}
+
+// x as the forward and weight passes read it: padded so that every window is
+// in range, 1x1 strided dims subsampled.
+StagedLayout stagedInput(const ConvShape& s, const Dim dims[3], Sizes* sz) {
+  StagedLayout l;
+  l.images = s.batch;
+  l.channels = s.inChannels;
+  for (int d = 0; d < 3; ++d) {
+    l.source[d] = s.in[d];
+    if (dims[d].reduced) {
+      l.size[d] = dims[d].out;
+      l.step[d] = dims[d].originalStride;
+      l.first[d] = -dims[d].originalPad;
+    } else {
+      l.size[d] = sz->add(sz->add(sz->mul(dims[d].out - 1, dims[d].stride),
+                                  sz->mul(dims[d].kernel - 1, dims[d].dilation)),
+                          1);
+      l.first[d] = -dims[d].pad;
+    }
+  }
+  return l;
+}
+
+// How many images a staged group holds within kStagingBudgetBytes; the
+// layouts are resized to hold one group. False when one image is too big.
+bool groupImages(int64_t batch, std::initializer_list<StagedLayout*> layouts, int64_t* perGroup) {
+  double perImage = 0.0;
+  for (const StagedLayout* l : layouts)
+    perImage += static_cast<double>(l->imageStride) * sizeof(float);
+  const double fit = static_cast<double>(kStagingBudgetBytes) / std::max(perImage, 1.0);
+  if (fit < 1.0 || batch < 1) return false;
+  *perGroup = std::min<int64_t>(batch, static_cast<int64_t>(fit));
+  for (StagedLayout* l : layouts) {
+    l->images = *perGroup;
+    l->floats = static_cast<uint64_t>(l->imageStride * l->images + l->slackFloats);
+  }
+  return true;
+}
+
+uint64_t align64(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+struct Region {
+  uint64_t next = 0;
+  bool ok = true;
+  uint64_t take(uint64_t bytes) {
+    const uint64_t at = next;
+    uint64_t end = 0;
+    if (!checkedAdd(next, align64(bytes), &end) || bytes > (UINT64_MAX >> 1)) ok = false;
+    next = end;
+    return at;
+  }
+};
+
+uint64_t floatBytes(uint64_t floats, bool* ok) {
+  uint64_t bytes = 0;
+  if (!checkedMul(floats, uint64_t{sizeof(float)}, &bytes)) *ok = false;
+  return bytes;
+}
+
+// Valid taps of one stride phase of the data gradient along a dim:
+// dX[phase + stride * j] = sum over k of dy[j + e_k] * w[k].
+struct PhaseTaps {
+  int64_t count = 0;  // dX positions of this phase
+  int64_t first = 0;  // the first valid k
+  int64_t every = 1;  // valid k are first, first + every, ...
+  int64_t taps = 0;
+};
+
+int64_t gcd(int64_t a, int64_t b) {
+  while (b != 0) {
+    const int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+PhaseTaps phaseTaps(const Dim& dim, int64_t phase) {
+  PhaseTaps t;
+  t.count = dim.in > phase ? ceilDiv(dim.in - phase, dim.stride) : 0;
+  t.every = dim.stride / gcd(dim.stride, dim.dilation);
+  t.first = -1;
+  for (int64_t k = 0; k < std::min(dim.kernel, t.every); ++k) {
+    if (((phase + dim.pad - k * dim.dilation) % dim.stride + dim.stride) % dim.stride == 0) {
+      t.first = k;
+      break;
+    }
+  }
+  t.taps = t.first < 0 ? 0 : (dim.kernel - 1 - t.first) / t.every + 1;
+  return t;
+}
+
+int64_t tapShift(const Dim& dim, int64_t phase, int64_t k) {
+  return floorDiv(phase + dim.pad - k * dim.dilation, dim.stride);
+}
+
+}  // namespace
+
+bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTable* table) {
+  RowPassPlan& p = *plan;
+  p = RowPassPlan{};
+  p.kind = kind;
+  const bool data = kind == RowPassKind::BackwardData;
+  if (!channelBlocks(s, data, &p.blocks)) return false;
+  Dim dims[3];
+  for (int d = 0; d < 3; ++d) dims[d] = effectiveDim(s, d);
+  Sizes sz;
+  const bool flatten = dims[1].stride == 1 && dims[2].stride == 1;
+  const int64_t nbMax = p.blocks.pairs ? 2 : 1;
+  const int64_t tapFloats = p.blocks.depthwise ? kLanes : kLanes * kLanes * nbMax;
+
+  if (!data) {
+    if (dims[2].stride > 2) return false;
+    p.inStep = dims[2].stride;
+    p.in = stagedInput(s, dims, &sz);
+    p.in.slackFloats = sz.mul(sz.add(p.in.size[2], 1), kLanes);
+    finishLayout(&p.in, &sz);
+    p.out.images = s.batch;
+    p.out.channels = s.outChannels;
+    for (int d = 0; d < 3; ++d) {
+      p.out.source[d] = s.out[d];
+      p.out.size[d] = s.out[d];
+    }
+    if (flatten) p.out.size[2] = p.in.size[2];
+    finishLayout(&p.out, &sz);
+    Phase& ph = p.phases[0];
+    p.phaseCount = 1;
+    ph.rows[0] = s.out[0];
+    ph.rows[1] = flatten ? 1 : s.out[1];
+    ph.cols = flatten ? sz.mul(s.out[1], p.out.size[2]) : s.out[2];
+    ph.inRowStep[0] = sz.mul(dims[0].stride, p.in.planeStride);
+    ph.inRowStep[1] = sz.mul(dims[1].stride, p.in.rowStride);
+    ph.outRowStep[0] = p.out.planeStride;
+    ph.outRowStep[1] = p.out.rowStride;
+    ph.tapCount = sz.mul(p.blocks.redPerGroup, s.kernel[0] * s.kernel[1] * s.kernel[2]);
+    if (!sz.ok) return false;
+    if (table) {
+      int64_t i = 0;
+      for (int64_t r = 0; r < p.blocks.redPerGroup; ++r) {
+        int64_t tap = 0;
+        for (int64_t kd = 0; kd < dims[0].kernel; ++kd)
+          for (int64_t kh = 0; kh < dims[1].kernel; ++kh)
+            for (int64_t kw = 0; kw < dims[2].kernel; ++kw, ++tap, ++i) {
+              table->offsets[i] = r * p.in.blockStride + kd * dims[0].dilation * p.in.planeStride +
+                                  kh * dims[1].dilation * p.in.rowStride +
+                                  kw * dims[2].dilation * kLanes;
+              table->redIndex[i] = r;
+              table->weightTap[i] = tap;
+            }
+      }
+    }
+  } else {
+    // gradOutput staged with margins so that every phase's shifted reads stay
+    // inside; dX staged on its own grid (or the hit grid of reduced dims).
+    PhaseTaps taps[3][kMaxPhases];
+    int64_t margin[3], extent[3];
+    int64_t phasesTotal = 1;
+    for (int d = 0; d < 3; ++d) {
+      const Dim& dim = dims[d];
+      if (dim.stride > kMaxPhases) return false;
+      phasesTotal *= dim.stride;
+      if (phasesTotal > kMaxPhases) return false;
+      int64_t lo = 0, hi = dim.out;  // read range in gradOutput index space
+      for (int64_t phase = 0; phase < dim.stride; ++phase) {
+        taps[d][phase] = phaseTaps(dim, phase);
+        const PhaseTaps& t = taps[d][phase];
+        if (t.count == 0 || t.taps == 0) continue;
+        const int64_t last = t.first + (t.taps - 1) * t.every;
+        lo = std::min(lo, tapShift(dim, phase, last));
+        hi = std::max(hi, sz.add(t.count - 1 + 1, tapShift(dim, phase, t.first)));
+      }
+      margin[d] = -lo;
+      extent[d] = sz.add(hi, margin[d]);
+    }
+    p.in.images = s.batch;
+    p.in.channels = s.outChannels;
+    for (int d = 0; d < 3; ++d) {
+      p.in.source[d] = s.out[d];
+      p.in.size[d] = extent[d];
+      p.in.first[d] = -margin[d];
+    }
+    p.in.slackFloats = sz.mul(sz.add(p.in.size[2], 1), kLanes);
+    finishLayout(&p.in, &sz);
+    p.out.images = s.batch;
+    p.out.channels = s.inChannels;
+    for (int d = 0; d < 3; ++d) {
+      p.out.source[d] = s.in[d];
+      p.out.size[d] = dims[d].in;
+      if (dims[d].reduced) {
+        p.out.step[d] = dims[d].originalStride;
+        p.out.first[d] = -dims[d].originalPad;
+      }
+    }
+    if (flatten) p.out.size[2] = p.in.size[2];
+    finishLayout(&p.out, &sz);
+    if (!sz.ok) return false;
+    int64_t tapIndex = 0;
+    for (int64_t pd = 0; pd < dims[0].stride; ++pd)
+      for (int64_t phh = 0; phh < dims[1].stride; ++phh)
+        for (int64_t pw = 0; pw < dims[2].stride; ++pw) {
+          const PhaseTaps& td = taps[0][pd];
+          const PhaseTaps& th = taps[1][phh];
+          const PhaseTaps& tw = taps[2][pw];
+          if (td.count == 0 || th.count == 0 || tw.count == 0) continue;
+          Phase& ph = p.phases[p.phaseCount++];
+          ph.rows[0] = td.count;
+          ph.rows[1] = flatten ? 1 : th.count;
+          ph.cols = flatten ? sz.mul(th.count, p.out.size[2]) : tw.count;
+          ph.inRowStep[0] = p.in.planeStride;
+          ph.inRowStep[1] = p.in.rowStride;
+          ph.outRowStep[0] = sz.mul(dims[0].stride, p.out.planeStride);
+          ph.outRowStep[1] = sz.mul(dims[1].stride, p.out.rowStride);
+          ph.outColStep = dims[2].stride * kLanes;
+          ph.outBase = pd * p.out.planeStride + phh * p.out.rowStride + pw * kLanes;
+          ph.tapBegin = tapIndex;
+          ph.tapCount = p.blocks.redPerGroup * td.taps * th.taps * tw.taps;
+          if (table) {
+            int64_t i = tapIndex;
+            for (int64_t r = 0; r < p.blocks.redPerGroup; ++r)
+              for (int64_t a = 0; a < td.taps; ++a)
+                for (int64_t b = 0; b < th.taps; ++b)
+                  for (int64_t c = 0; c < tw.taps; ++c, ++i) {
+                    const int64_t kd = td.first + a * td.every;
+                    const int64_t kh = th.first + b * th.every;
+                    const int64_t kw = tw.first + c * tw.every;
+                    table->offsets[i] = r * p.in.blockStride +
+                                        (tapShift(dims[0], pd, kd) + margin[0]) * p.in.planeStride +
+                                        (tapShift(dims[1], phh, kh) + margin[1]) * p.in.rowStride +
+                                        (tapShift(dims[2], pw, kw) + margin[2]) * kLanes;
+                    table->redIndex[i] = r;
+                    table->weightTap[i] = (kd * s.kernel[1] + kh) * s.kernel[2] + kw;
+                  }
+          }
+          tapIndex += ph.tapCount;
+        }
+  }
+
+  p.segmentLength = kSegmentLength;
+  int64_t items = 0, taps = 0;
+  for (int64_t i = 0; i < p.phaseCount; ++i) {
+    Phase& ph = p.phases[i];
+    ph.segments = std::max<int64_t>(1, ceilDiv(ph.cols, p.segmentLength));
+    ph.itemBegin = items;
+    ph.weightBegin = sz.mul(ph.tapBegin, tapFloats);
+    items = sz.add(items, sz.mul(sz.mul(ph.rows[0], ph.rows[1]), ph.segments));
+    taps = sz.add(taps, ph.tapCount);
+  }
+  p.tapsPerTile = taps;
+  p.tapFloats = tapFloats;
+  p.tileWeightFloats = sz.mul(taps, tapFloats);
+  p.itemsPerImageTile = items;
+  if (!sz.ok || !groupImages(s.batch, {&p.in, &p.out}, &p.imagesPerGroup)) return false;
+
+  bool ok = true;
+  Region region;
+  p.inOffset = region.take(floatBytes(p.in.floats, &ok));
+  p.outOffset = region.take(floatBytes(p.out.floats, &ok));
+  p.weightOffset = region.take(
+      floatBytes(static_cast<uint64_t>(sz.mul(p.tileWeightFloats, p.blocks.tiles)), &ok));
+  p.tapOffset = region.take(static_cast<uint64_t>(sz.mul(taps, int64_t{sizeof(int64_t)})));
+  region.take(static_cast<uint64_t>(sz.mul(taps, int64_t{2 * sizeof(int32_t)})));
+  p.bytes = region.next;
+  return ok && region.ok && sz.ok;
+}
+
+bool planWeightPass(const ConvShape& s, WeightPassPlan* plan) {
+  WeightPassPlan& p = *plan;
+  p = WeightPassPlan{};
+  if (!channelBlocks(s, false, &p.blocks)) return false;
+  Dim dims[3];
+  for (int d = 0; d < 3; ++d) dims[d] = effectiveDim(s, d);
+  Sizes sz;
+  p.x = stagedInput(s, dims, &sz);
+  p.x.slackFloats = kLanes;
+  finishLayout(&p.x, &sz);
+  p.dy.images = s.batch;
+  p.dy.channels = s.outChannels;
+  for (int d = 0; d < 3; ++d) {
+    p.dy.source[d] = s.out[d];
+    p.dy.size[d] = s.out[d];
+  }
+  finishLayout(&p.dy, &sz);
+  const int64_t strides[3] = {p.x.planeStride, p.x.rowStride, kLanes};
+  for (int d = 0; d < 3; ++d) {
+    p.taps[d] = dims[d].kernel;
+    p.tapStep[d] = sz.mul(dims[d].dilation, strides[d]);
+  }
+  p.rowStepX[0] = sz.mul(dims[0].stride, p.x.planeStride);
+  p.rowStepX[1] = sz.mul(dims[1].stride, p.x.rowStride);
+  p.colStepX = sz.mul(dims[2].stride, kLanes);
+  p.rows = sz.mul(sz.mul(s.batch, s.out[0]), s.out[1]);
+  p.pairs = sz.mul(p.blocks.outBlocks, p.blocks.redPerGroup);
+  if (!sz.ok || !groupImages(s.batch, {&p.x, &p.dy}, &p.imagesPerGroup)) return false;
+  const int64_t tapCount = sz.mul(sz.mul(p.taps[0], p.taps[1]), p.taps[2]);
+  p.blockFloats = sz.mul(tapCount, p.blocks.depthwise ? kLanes : kLanes * kLanes);
+  if (!sz.ok || p.pairs == 0 || p.rows == 0) return false;
+  // More chunks balance more threads but cost partial sums; both limits are
+  // shape-only, so the reduction order is the same for every thread count.
+  int64_t chunks = std::clamp<int64_t>(ceilDiv(kWeightItemsTarget, p.blocks.outBlocks), 1, p.rows);
+  const double operandFloats = static_cast<double>(p.x.floats) + static_cast<double>(p.dy.floats);
+  const double partialFloats = static_cast<double>(p.pairs) * static_cast<double>(p.blockFloats);
+  while (chunks > 1 && chunks * partialFloats > 0.5 * operandFloats) --chunks;
+  p.chunks = chunks;
+  bool ok = true;
+  Region region;
+  p.xOffset = region.take(floatBytes(p.x.floats, &ok));
+  p.dyOffset = region.take(floatBytes(p.dy.floats, &ok));
+  p.partialOffset = region.take(
+      floatBytes(static_cast<uint64_t>(sz.mul(sz.mul(chunks, p.pairs), p.blockFloats)), &ok));
+  p.bytes = region.next;
+  return ok && region.ok && sz.ok;
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,128 @@
+#pragma once
+// Plans of the channel-blocked direct convolution (16-channel blocks, one
+// zmm): every operand is staged in the workspace as [image][channel block]
+// [d][h][w][16] with the spatial padding materialised, so the micro-kernels
+// run without a single boundary test. The plan is a pure function of the
+// shape: the workspace size computed in phase 1 and the run in phase 2 see
+// the same plan, and no choice depends on the thread count.
+//
+// Forward and backward-data are "row passes": each output row segment of one
+// tile of output blocks is a sum over a list of taps (a reduction channel
+// block and a kernel offset) of 16 x (16 * nb) weight blocks times the input
+// values the row's positions read at that tap. Backward data is split by
+// stride phase, so every phase is a stride-1 correlation of gradOutput with
+// the taps that phase meets. Backward weight reduces over rows in a fixed
+// number of chunks that depends on the shape only.
+
+#include <cstdint>
+
+#include "kernels/kernel_types.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+
+constexpr int64_t kLanes = 16;  // channels per block
+constexpr int64_t kMaxPhases = 64;
+
+// How output channel blocks meet reduction channel blocks.
+struct ChannelBlocks {
+  int64_t outBlocks = 0;    // blocks of the pass's output channels
+  int64_t redBlocks = 0;    // blocks of the pass's reduction channels (whole tensor)
+  int64_t outPerGroup = 0;  // output blocks per block group
+  int64_t redPerGroup = 0;  // reduction blocks each output block sums over
+  int64_t tiles = 0;        // output tiles of one or two blocks
+  bool pairs = false;       // tiles hold two blocks (where a group has them)
+  bool depthwise = false;   // one channel per group: channel-wise kernels
+};
+
+// A staged activation: [images][blocks][size0][size1][size2][16] (+ slack),
+// padded position q of dim d holds source index q * step[d] + first[d]
+// (zero outside the source); positions the source never maps to are zero.
+struct StagedLayout {
+  int64_t images = 0;  // images the buffer holds (a group of the batch)
+  int64_t channels = 0;
+  int64_t blocks = 0;
+  int64_t size[3] = {1, 1, 1};
+  int64_t step[3] = {1, 1, 1};
+  int64_t first[3] = {0, 0, 0};
+  int64_t source[3] = {1, 1, 1};  // the dense tensor's extents
+  int64_t rowStride = 0, planeStride = 0, blockStride = 0, imageStride = 0;  // floats
+  int64_t slackFloats = 0;
+  uint64_t floats = 0;
+};
+
+struct Phase {
+  int64_t rows[2] = {1, 1};        // row grid along d and h
+  int64_t cols = 0;                // positions per row
+  int64_t inRowStep[2] = {0, 0};   // floats per row step, in the pass's input
+  int64_t outRowStep[2] = {0, 0};  // floats per row step, in the pass's output
+  int64_t outColStep = kLanes;     // floats between consecutive outputs of a row
+  int64_t outBase = 0;             // floats: the phase's first output
+  int64_t tapBegin = 0;            // into the tap table (per tile: redPerGroup * tapsInPhase)
+  int64_t tapCount = 0;
+  int64_t weightBegin = 0;  // floats into one tile's packed weights
+  int64_t segments = 0;     // row segments (work items) per row
+  int64_t itemBegin = 0;    // first work item of this phase within one (image, tile)
+};
+
+enum class RowPassKind : uint8_t { Forward, BackwardData };
+
+struct RowPassPlan {
+  RowPassKind kind = RowPassKind::Forward;
+  ChannelBlocks blocks;
+  StagedLayout in;            // the staged input (x, or gradOutput for backward data)
+  StagedLayout out;           // the staged output
+  int64_t inStep = 1;         // input positions per output column: 1 or 2
+  int64_t segmentLength = 0;  // positions per work item
+  int64_t phaseCount = 0;
+  Phase phases[kMaxPhases];
+  int64_t tapsPerTile = 0;  // entries of the tap table
+  int64_t tileWeightFloats = 0;
+  int64_t itemsPerImageTile = 0;
+  int64_t imagesPerGroup = 0;  // the batch is staged and run in groups of this many images
+  int64_t tapFloats = 0;       // packed weight floats per tap
+  // Workspace regions (bytes, 64-aligned) and total.
+  uint64_t inOffset = 0, outOffset = 0, weightOffset = 0, tapOffset = 0, bytes = 0;
+};
+
+struct WeightPassPlan {
+  ChannelBlocks blocks;  // output = gradOutput channels, reduction = x channels
+  StagedLayout x;        // as the forward pass stages it
+  StagedLayout dy;       // exact, no padding
+  int64_t taps[3] = {1, 1, 1};
+  int64_t tapStep[3] = {0, 0, 0};  // floats between kernel taps in x, per dim
+  int64_t rowStepX[2] = {0, 0};    // floats per output row step (d, h) in x
+  int64_t colStepX = 0;            // floats per output column in x
+  int64_t rows = 0;                // images * outD * outH
+  int64_t imagesPerGroup = 0;      // the batch is staged in groups of this many images
+  int64_t chunks = 0;              // work items: chunks * outBlocks
+  int64_t pairs = 0;               // outBlocks * redPerGroup
+  int64_t blockFloats = 0;         // one pair's partial: taps * 16 * 16 (depthwise: taps * 16)
+  uint64_t xOffset = 0, dyOffset = 0, partialOffset = 0, bytes = 0;
+};
+
+// Staged buffers of one image group stay within this many bytes; a shape
+// whose single image needs more is left to the generic algorithm.
+constexpr uint64_t kStagingBudgetBytes = uint64_t{256} << 20;
+
+// Per tap of a row pass, in the kernels' order (phase, reduction block,
+// kernel offset): the input offset in floats relative to the row's first
+// position in the tile's first reduction block, the reduction block, and
+// the weight tap (kd * kh * kw index) it multiplies.
+struct TapTable {
+  int64_t* offsets = nullptr;
+  int32_t* redIndex = nullptr;
+  int32_t* weightTap = nullptr;
+};
+
+// False when the blocked algorithm does not take the shape (channel layout,
+// strides it has no kernel for, or sizes that overflow). With a table (sized
+// by a first call: tapsPerTile entries at tapOffset), also fills it.
+bool planRowPass(const ConvShape& shape, RowPassKind kind, RowPassPlan* plan,
+                 TapTable* table = nullptr);
+bool planWeightPass(const ConvShape& shape, WeightPassPlan* plan);
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

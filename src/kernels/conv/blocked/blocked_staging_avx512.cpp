@@ -1,0 +1,147 @@
+// Staging between dense fp32 [N, C, D, H, W] tensors and the blocked
+// [N][C/16][D][H][W][16] buffers, with 16 x 16 register transposes along W.
+// Only called after a cpuid check. Keep this file free of library templates
+// (see f32_conv_rows_nb16_avx512.cpp).
+
+// GCC 12 reports its own _mm512_undefined_ps() inside the masked intrinsics
+// as uninitialised; the lanes it leaves undefined are always masked off.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/simd/transpose_avx512.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+namespace {
+
+__mmask16 firstLanes(int64_t count) {
+  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
+                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
+}
+
+struct StagedRow {
+  int64_t image, block, q0, q1;
+  int64_t i0, i1;    // source indices of q0, q1
+  bool inside;       // both inside the source
+  int64_t channels;  // valid channels of the block
+};
+
+StagedRow decode(const StagedLayout& l, int64_t row) {
+  StagedRow r;
+  r.q1 = row % l.size[1];
+  r.q0 = (row / l.size[1]) % l.size[0];
+  r.block = (row / (l.size[1] * l.size[0])) % l.blocks;
+  r.image = row / (l.size[1] * l.size[0] * l.blocks);
+  r.i0 = r.q0 * l.step[0] + l.first[0];
+  r.i1 = r.q1 * l.step[1] + l.first[1];
+  r.inside = r.i0 >= 0 && r.i0 < l.source[0] && r.i1 >= 0 && r.i1 < l.source[1];
+  const int64_t left = l.channels - r.block * kLanes;
+  r.channels = left < kLanes ? left : kLanes;
+  return r;
+}
+
+float* stagedRow(float* base, const StagedLayout& l, const StagedRow& r) {
+  return base + r.image * l.imageStride + r.block * l.blockStride + r.q0 * l.planeStride +
+         r.q1 * l.rowStride;
+}
+
+// The dense element (image, block channel 0, i0, i1, 0).
+int64_t denseRow(const StagedLayout& l, const StagedRow& r) {
+  const int64_t plane = l.source[1] * l.source[2];
+  return ((r.image * l.channels + r.block * kLanes) * l.source[0] + r.i0) * plane +
+         r.i1 * l.source[2];
+}
+
+// Staged positions [lo, hi) map to source columns inside [0, source[2]).
+void insideColumns(const StagedLayout& l, int64_t* lo, int64_t* hi) {
+  const int64_t step = l.step[2], first = l.first[2];
+  int64_t a = first >= 0 ? 0 : (-first + step - 1) / step;
+  int64_t b = l.source[2] - first <= 0 ? 0 : (l.source[2] - first + step - 1) / step;
+  if (a > l.size[2]) a = l.size[2];
+  if (b > l.size[2]) b = l.size[2];
+  if (b < a) b = a;
+  *lo = a;
+  *hi = b;
+}
+
+}  // namespace
+
+void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, int64_t end,
+                      float* staged) {
+  const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
+  for (int64_t row = begin; row < end; ++row) {
+    const StagedRow r = decode(l, row);
+    float* dst = stagedRow(staged, l, r);
+    if (!r.inside || r.channels <= 0) {
+      std::memset(dst, 0, static_cast<size_t>(l.size[2] * kLanes) * sizeof(float));
+      continue;
+    }
+    int64_t lo = 0, hi = 0;
+    insideColumns(l, &lo, &hi);
+    std::memset(dst, 0, static_cast<size_t>(lo * kLanes) * sizeof(float));
+    std::memset(dst + hi * kLanes, 0,
+                static_cast<size_t>((l.size[2] - hi) * kLanes) * sizeof(float));
+    const float* src = dense + denseRow(l, r);
+    if (l.step[2] != 1) {
+      for (int64_t q = lo; q < hi; ++q) {
+        const int64_t i = q * l.step[2] + l.first[2];
+        for (int64_t c = 0; c < kLanes; ++c)
+          dst[q * kLanes + c] = c < r.channels ? src[c * channelStride + i] : 0.0f;
+      }
+      continue;
+    }
+    for (int64_t q = lo; q < hi; q += 16) {
+      const int64_t n = hi - q < 16 ? hi - q : 16;
+      const __mmask16 mask = firstLanes(n);
+      __m512 v[16];
+#pragma GCC unroll 16
+      for (int c = 0; c < 16; ++c)
+        v[c] = c < r.channels
+                   ? _mm512_maskz_loadu_ps(mask, src + c * channelStride + q + l.first[2])
+                   : _mm512_setzero_ps();
+      simd::transpose16x16(v);
+      for (int64_t j = 0; j < n; ++j) _mm512_storeu_ps(dst + (q + j) * kLanes, v[j]);
+    }
+  }
+}
+
+void unstageRows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
+                        float* dense) {
+  const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
+  for (int64_t row = begin; row < end; ++row) {
+    const StagedRow r = decode(l, row);
+    if (!r.inside || r.channels <= 0) continue;
+    const float* src = stagedRow(const_cast<float*>(staged), l, r);
+    float* dst = dense + denseRow(l, r);
+    int64_t lo = 0, hi = 0;
+    insideColumns(l, &lo, &hi);
+    if (l.step[2] != 1) {
+      for (int64_t q = lo; q < hi; ++q) {
+        const int64_t i = q * l.step[2] + l.first[2];
+        for (int64_t c = 0; c < r.channels; ++c) dst[c * channelStride + i] = src[q * kLanes + c];
+      }
+      continue;
+    }
+    for (int64_t q = lo; q < hi; q += 16) {
+      const int64_t n = hi - q < 16 ? hi - q : 16;
+      const __mmask16 mask = firstLanes(n);
+      __m512 v[16];
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j)
+        v[j] = j < n ? _mm512_loadu_ps(src + (q + j) * kLanes) : _mm512_setzero_ps();
+      simd::transpose16x16(v);
+      for (int64_t c = 0; c < r.channels; ++c)
+        _mm512_mask_storeu_ps(dst + c * channelStride + q + l.first[2], mask, v[c]);
+    }
+  }
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

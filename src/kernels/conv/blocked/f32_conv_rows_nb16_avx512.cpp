@@ -1,0 +1,130 @@
+// Row micro-kernels of the blocked direct convolution: a register tile of WT
+// output positions x nb 16-channel blocks, one broadcast of an input value per
+// (position, reduction channel) feeding nb FMAs. Only called after a cpuid
+// check. Keep this file free of library templates: anything instantiated here
+// is compiled with AVX-512 and could be picked by the linker for generic
+// callers.
+
+#include <immintrin.h>
+
+#include <utility>
+
+#include "kernels/conv/blocked/blocked_kernels.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+namespace {
+
+using TileFn = void (*)(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+                        int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride);
+
+template <int WT, int NB, int IS>
+void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+               int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride) {
+  __m512 acc[WT][NB];
+#pragma GCC unroll 32
+  for (int t = 0; t < WT; ++t) {
+#pragma GCC unroll 2
+    for (int b = 0; b < NB; ++b) acc[t][b] = _mm512_setzero_ps();
+  }
+  for (int64_t k = 0; k < tapCount; ++k) {
+    const float* src = in + taps[k];
+    const float* wk = w + k * tapStride;
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c) {
+      __m512 wv[NB];
+#pragma GCC unroll 2
+      for (int b = 0; b < NB; ++b) wv[b] = _mm512_loadu_ps(wk + c * NB * 16 + b * 16);
+#pragma GCC unroll 32
+      for (int t = 0; t < WT; ++t) {
+        const __m512 x = _mm512_set1_ps(src[t * IS * 16 + c]);
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b) acc[t][b] = _mm512_fmadd_ps(x, wv[b], acc[t][b]);
+      }
+    }
+  }
+#pragma GCC unroll 32
+  for (int t = 0; t < WT; ++t) {
+#pragma GCC unroll 2
+    for (int b = 0; b < NB; ++b)
+      _mm512_storeu_ps(out + t * outColStep + b * outBlockStride, acc[t][b]);
+  }
+}
+
+template <int WT, int IS>
+void depthwiseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+                   int64_t tapStride, float* out, int64_t outColStep, int64_t /*outBlockStride*/) {
+  __m512 acc[WT];
+#pragma GCC unroll 32
+  for (int t = 0; t < WT; ++t) acc[t] = _mm512_setzero_ps();
+  for (int64_t k = 0; k < tapCount; ++k) {
+    const float* src = in + taps[k];
+    const __m512 wv = _mm512_loadu_ps(w + k * tapStride);
+#pragma GCC unroll 32
+    for (int t = 0; t < WT; ++t)
+      acc[t] = _mm512_fmadd_ps(_mm512_loadu_ps(src + t * IS * 16), wv, acc[t]);
+  }
+#pragma GCC unroll 32
+  for (int t = 0; t < WT; ++t) _mm512_storeu_ps(out + t * outColStep, acc[t]);
+}
+
+constexpr int kMaxWide2 = 14;  // nb = 2: 28 accumulators + 2 weight vectors
+constexpr int kMaxWide1 = 28;  // nb = 1: 28 accumulators + 1 weight vector
+constexpr int kMaxDepthwise = 16;
+
+// Function tables indexed by tile width - 1 (internal linkage: nothing
+// compiled here with AVX-512 is shared with generic code).
+template <int N>
+struct Table {
+  TileFn fn[N];
+  TileFn operator[](int64_t i) const { return fn[i]; }
+};
+template <int NB, int IS, int... W>
+constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
+  return {{&denseTile<W + 1, NB, IS>...}};
+}
+template <int IS, int... W>
+constexpr Table<sizeof...(W)> depthwiseTable(std::integer_sequence<int, W...>) {
+  return {{&depthwiseTile<W + 1, IS>...}};
+}
+
+constexpr auto kDense2s1 = denseTable<2, 1>(std::make_integer_sequence<int, kMaxWide2>{});
+constexpr auto kDense2s2 = denseTable<2, 2>(std::make_integer_sequence<int, kMaxWide2>{});
+constexpr auto kDense1s1 = denseTable<1, 1>(std::make_integer_sequence<int, kMaxWide1>{});
+constexpr auto kDense1s2 = denseTable<1, 2>(std::make_integer_sequence<int, kMaxWide1>{});
+constexpr auto kDepth1 = depthwiseTable<1>(std::make_integer_sequence<int, kMaxDepthwise>{});
+constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxDepthwise>{});
+
+// Cuts `count` positions into equal tiles of at most `widest`, so no row ends
+// in a sliver of one or two positions.
+template <typename T>
+void runRow(const RowJob& job, const T& table, int widest) {
+  const int64_t tiles = (job.count + widest - 1) / widest;
+  if (tiles == 0) return;
+  const int64_t width = (job.count + tiles - 1) / tiles;
+  for (int64_t pos = 0; pos < job.count; pos += width) {
+    const int64_t wt = job.count - pos < width ? job.count - pos : width;
+    table[wt - 1](job.in + pos * job.inStep * 16, job.taps, job.tapCount, job.weights,
+                  job.tapStride, job.out + pos * job.outColStep, job.outColStep,
+                  job.outBlockStride);
+  }
+}
+
+}  // namespace
+
+void f32_conv_rows_nb16_avx512(const RowJob& job) {
+  if (job.nb == 2) {
+    runRow(job, job.inStep == 1 ? kDense2s1 : kDense2s2, kMaxWide2);
+  } else {
+    runRow(job, job.inStep == 1 ? kDense1s1 : kDense1s2, kMaxWide1);
+  }
+}
+
+void f32_dwconv_rows_nb16_avx512(const RowJob& job) {
+  runRow(job, job.inStep == 1 ? kDepth1 : kDepth2, kMaxDepthwise);
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

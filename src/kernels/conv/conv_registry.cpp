@@ -1,0 +1,97 @@
+#include "kernels/conv/conv_registry.h"
+
+#include "kernels/conv/blocked/blocked_conv.h"
+#include "kernels/conv/conv_geometry.h"
+#include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
+#include "kernels/conv/small_group/conv_direct.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace {
+
+using blocked::Channels;
+
+uint64_t noScratch(const ConvShape&) { return 0; }
+bool always(const ConvShape&) { return true; }
+
+bool smallGroups(const ConvShape& s) {
+  return conv_detail::useDirectLoops(s, conv_detail::describe(s));
+}
+void smallGroupForward(const ConvShape& s, const float* x, const float* w, float* y, void*) {
+  conv_detail::directForward(s, conv_detail::describe(s), x, w, y);
+}
+void smallGroupBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx, void*) {
+  conv_detail::directBackwardData(s, conv_detail::describe(s), dy, w, dx);
+}
+void smallGroupBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+                              void*) {
+  conv_detail::directBackwardWeight(s, conv_detail::describe(s), x, dy, dw);
+}
+
+template <Channels kind>
+bool blockedForward(const ConvShape& s) {
+  return blocked::acceptsForward(s, kind);
+}
+template <Channels kind>
+bool blockedBackwardData(const ConvShape& s) {
+  return blocked::acceptsBackwardData(s, kind);
+}
+template <Channels kind>
+bool blockedBackwardWeight(const ConvShape& s) {
+  return blocked::acceptsBackwardWeight(s, kind);
+}
+
+constexpr ConvPass kF = ConvPass::Forward;
+constexpr ConvPass kD = ConvPass::BackwardData;
+constexpr ConvPass kW = ConvPass::BackwardWeight;
+
+// clang-format off
+const ConvAlgorithm kAlgorithms[] = {
+  {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
+   blocked::forwardScratchBytes, blocked::forward},
+  {"f32_conv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Dense>,
+   blocked::forwardScratchBytes, blocked::forward},
+  {"f32_conv_fwd_small_group_direct", kF, Isa::Scalar, smallGroups, noScratch, smallGroupForward},
+  {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::scratchBytes,
+   im2col_gemm::forward},
+
+  {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
+   blocked::backwardDataScratchBytes, blocked::backwardData},
+  {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,
+   blocked::backwardDataScratchBytes, blocked::backwardData},
+  {"f32_conv_bwdd_small_group_direct", kD, Isa::Scalar, smallGroups, noScratch,
+   smallGroupBackwardData},
+  {"f32_conv_bwdd_col2im_gemm", kD, Isa::Scalar, always, im2col_gemm::scratchBytes,
+   im2col_gemm::backwardData},
+
+  {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
+   blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
+   blocked::backwardWeight},
+  {"f32_conv_bwdw_direct_nc16_avx512", kW, Isa::Avx512, blockedBackwardWeight<Channels::Dense>,
+   blocked::backwardWeightScratchBytes, blocked::backwardWeight},
+  {"f32_conv_bwdw_small_group_direct", kW, Isa::Scalar, smallGroups, noScratch,
+   smallGroupBackwardWeight},
+  {"f32_conv_bwdw_im2col_gemm", kW, Isa::Scalar, always, im2col_gemm::scratchBytes,
+   im2col_gemm::backwardWeight},
+};
+// clang-format on
+
+constexpr int kCount = static_cast<int>(sizeof(kAlgorithms) / sizeof(kAlgorithms[0]));
+
+}  // namespace
+
+const ConvAlgorithm& selectConvAlgorithm(ConvPass pass, const ConvShape& shape, Isa isa) {
+  const ConvAlgorithm* fallback = nullptr;
+  for (const ConvAlgorithm& a : kAlgorithms) {
+    if (a.pass != pass || a.minimumIsa > isa) continue;
+    if (a.accepts(shape)) return a;
+    fallback = &a;
+  }
+  return *fallback;  // the last entry of each pass accepts everything
+}
+
+int convAlgorithmCount() { return kCount; }
+const ConvAlgorithm& convAlgorithmAt(int index) { return kAlgorithms[index]; }
+
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,36 @@
+#pragma once
+// The ordered list of convolution algorithms (oneDNN's implementation list):
+// for each pass, the first entry that accepts the shape on the active ISA
+// runs. Acceptance depends on the shape and the ISA only, never on the
+// thread count; the generic entry (im2col + sgemm) is last and takes all.
+
+#include <cstdint>
+
+#include "kernels/cpu/cpu_info.h"
+#include "kernels/kernel_types.h"
+
+namespace aclcpu {
+namespace kernels {
+
+enum class ConvPass : uint8_t { Forward, BackwardData, BackwardWeight };
+
+struct ConvAlgorithm {
+  const char* name;  // dtype, pass, method, layout, ISA
+  ConvPass pass;
+  Isa minimumIsa;
+  bool (*accepts)(const ConvShape& shape);
+  uint64_t (*scratchBytes)(const ConvShape& shape);
+  // Forward: (x, w) -> y; BackwardData: (dy, w) -> dx; BackwardWeight: (x, dy) -> dw.
+  void (*run)(const ConvShape& shape, const float* a, const float* b, float* out, void* scratch);
+};
+
+// The algorithm for a non-empty problem (every extent and the reduction
+// positive) on `isa`.
+const ConvAlgorithm& selectConvAlgorithm(ConvPass pass, const ConvShape& shape, Isa isa);
+
+// Every registered algorithm, in order (for testers and benchmarks).
+int convAlgorithmCount();
+const ConvAlgorithm& convAlgorithmAt(int index);
+
+}  // namespace kernels
+}  // namespace aclcpu

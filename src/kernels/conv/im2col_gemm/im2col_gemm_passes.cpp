@@ -1,0 +1,183 @@
+// The three convolution passes as im2col / col2im + sgemm per (batch, group),
+// tiled over output positions (and input channels) so the column matrix stays
+// bounded. The generic path: every ISA, every shape.
+
+#include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/thread_pool.h"
+#include "kernels/conv/conv_geometry.h"
+#include "kernels/conv/im2col_gemm/im2col.h"
+#include "kernels/gemm/gemm.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace im2col_gemm {
+namespace {
+
+using conv_detail::ColumnTile;
+using conv_detail::ColumnTiling;
+using conv_detail::ConvGeometry;
+
+constexpr uint64_t kAlign = 64;
+uint64_t alignUp(uint64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+// Scratch = [gemm packing buffers][column matrix].
+struct Scratch {
+  void* gemm;
+  float* columns;
+};
+
+uint64_t gemmPathScratchBytes(const ConvShape& shape) {
+  const ConvGeometry geometry = conv_detail::describe(shape);
+  const ColumnTiling tiling = conv_detail::planColumns(geometry);
+  return alignUp(gemmScratchBytes()) + alignUp(tiling.columnFloats * sizeof(float));
+}
+
+Scratch splitScratch(void* scratch) {
+  auto* base = static_cast<unsigned char*>(scratch);
+  return {base, reinterpret_cast<float*>(base + alignUp(gemmScratchBytes()))};
+}
+
+void zeroFloats(float* data, int64_t count) {
+  if (count <= 0) return;
+  constexpr int64_t kBlock = int64_t{1} << 16;
+  if (count <= kBlock) {
+    std::memset(data, 0, static_cast<size_t>(count) * sizeof(float));
+    return;
+  }
+  parallelFor((count + kBlock - 1) / kBlock, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * kBlock, last = std::min(count, end * kBlock);
+    std::memset(data + first, 0, static_cast<size_t>(last - first) * sizeof(float));
+  });
+}
+
+// Calls fn(tile) for every (position tile, channel chunk) of one group in a
+// fixed order: positions outer, channels inner.
+template <typename Fn>
+void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& fn) {
+  for (int64_t p0 = 0; p0 < geometry.outVolume; p0 += tiling.positionsPerTile) {
+    for (int64_t c0 = 0; c0 < geometry.cinPerGroup; c0 += tiling.channelsPerChunk) {
+      ColumnTile tile;
+      tile.positionBegin = p0;
+      tile.positionCount = std::min(tiling.positionsPerTile, geometry.outVolume - p0);
+      tile.channelBegin = c0;
+      tile.channelCount = std::min(tiling.channelsPerChunk, geometry.cinPerGroup - c0);
+      fn(tile);
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t scratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shape); }
+
+void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch) {
+  const ConvGeometry geometry = conv_detail::describe(shape);
+  const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
+  const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
+  if (shape.batch == 0 || shape.outChannels == 0 || P == 0) return;
+  if (Cig * K == 0) {  // empty reduction
+    zeroFloats(y, shape.batch * shape.outChannels * P);
+    return;
+  }
+  const ColumnTiling tiling = conv_detail::planColumns(geometry);
+  const Scratch parts = splitScratch(scratch);
+  for (int64_t n = 0; n < shape.batch; ++n) {
+    for (int64_t g = 0; g < shape.groups; ++g) {
+      const float* xGroup = x + (n * shape.inChannels + g * Cig) * Q;
+      const float* wGroup = w + g * Cog * Cig * K;
+      float* yGroup = y + (n * shape.outChannels + g * Cog) * P;
+      forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
+        MatrixView columns;
+        if (geometry.columnsAreInput) {
+          columns = {xGroup + tile.channelBegin * Q + tile.positionBegin, Q, 1};
+        } else {
+          conv_detail::im2colTile(shape, geometry, tile, xGroup, parts.columns);
+          columns = {parts.columns, tile.positionCount, 1};
+        }
+        const MatrixView weights{wGroup + tile.channelBegin * K, Cig * K, 1};
+        sgemm(Cog, tile.positionCount, tile.channelCount * K, weights, columns,
+              yGroup + tile.positionBegin, P, tile.channelBegin > 0, parts.gemm);
+      });
+    }
+  }
+}
+
+void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
+                  void* scratch) {
+  const ConvGeometry geometry = conv_detail::describe(shape);
+  const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
+  const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
+  if (shape.batch == 0 || shape.inChannels == 0 || Q == 0) return;
+  if (Cog * K * P == 0) {  // no window touches x
+    zeroFloats(dx, shape.batch * shape.inChannels * Q);
+    return;
+  }
+  const ColumnTiling tiling = conv_detail::planColumns(geometry);
+  const Scratch parts = splitScratch(scratch);
+  for (int64_t n = 0; n < shape.batch; ++n) {
+    for (int64_t g = 0; g < shape.groups; ++g) {
+      const float* dyGroup = dy + (n * shape.outChannels + g * Cog) * P;
+      const float* wGroup = w + g * Cog * Cig * K;
+      float* dxGroup = dx + (n * shape.inChannels + g * Cig) * Q;
+      // With identity columns every dx element is written exactly once below.
+      if (!geometry.columnsAreInput) zeroFloats(dxGroup, Cig * Q);
+      forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
+        // columns[(c, k)][p] = sum over co of w[co, c, k] * dy[co, p]
+        const MatrixView weightsT{wGroup + tile.channelBegin * K, 1, Cig * K};
+        const MatrixView gradients{dyGroup + tile.positionBegin, P, 1};
+        if (geometry.columnsAreInput) {
+          sgemm(tile.channelCount, tile.positionCount, Cog, weightsT, gradients,
+                dxGroup + tile.channelBegin * Q + tile.positionBegin, Q, false, parts.gemm);
+          return;
+        }
+        sgemm(tile.channelCount * K, tile.positionCount, Cog, weightsT, gradients, parts.columns,
+              tile.positionCount, false, parts.gemm);
+        conv_detail::col2imTileAccumulate(shape, geometry, tile, parts.columns, dxGroup);
+      });
+    }
+  }
+}
+
+void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+                    void* scratch) {
+  const ConvGeometry geometry = conv_detail::describe(shape);
+  const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
+  const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
+  if (shape.outChannels == 0 || Cig * K == 0) return;
+  if (shape.batch == 0 || P == 0) {  // empty reduction
+    zeroFloats(dw, shape.outChannels * Cig * K);
+    return;
+  }
+  const ColumnTiling tiling = conv_detail::planColumns(geometry);
+  const Scratch parts = splitScratch(scratch);
+  // One fixed accumulation order: groups, then batch, then tiles; the GEMM
+  // adds each tile's product into dw.
+  for (int64_t g = 0; g < shape.groups; ++g) {
+    float* dwGroup = dw + g * Cog * Cig * K;
+    for (int64_t n = 0; n < shape.batch; ++n) {
+      const float* xGroup = x + (n * shape.inChannels + g * Cig) * Q;
+      const float* dyGroup = dy + (n * shape.outChannels + g * Cog) * P;
+      forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
+        MatrixView columnsT;
+        if (geometry.columnsAreInput) {
+          columnsT = {xGroup + tile.channelBegin * Q + tile.positionBegin, 1, Q};
+        } else {
+          conv_detail::im2colTile(shape, geometry, tile, xGroup, parts.columns);
+          columnsT = {parts.columns, 1, tile.positionCount};
+        }
+        const MatrixView gradients{dyGroup + tile.positionBegin, P, 1};
+        const bool first = n == 0 && tile.positionBegin == 0;
+        sgemm(Cog, tile.channelCount * K, tile.positionCount, gradients, columnsT,
+              dwGroup + tile.channelBegin * K, Cig * K, !first, parts.gemm);
+      });
+    }
+  }
+}
+
+}  // namespace im2col_gemm
+}  // namespace kernels
+}  // namespace aclcpu

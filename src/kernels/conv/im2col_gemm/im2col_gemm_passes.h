@@ -1,0 +1,24 @@
+#pragma once
+// The generic convolution passes: im2col / col2im + packed sgemm per (image,
+// group). Every shape and ISA; the sgemm picks its micro-kernel for the active
+// ISA. Dense fp32 buffers as in conv_passes.h; the caller handles empty
+// shapes. Scratch depends on computeThreadCount() (sgemm's packing slices).
+
+#include <cstdint>
+
+#include "kernels/kernel_types.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace im2col_gemm {
+
+uint64_t scratchBytes(const ConvShape& shape);
+void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch);
+void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
+                  void* scratch);
+void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+                    void* scratch);
+
+}  // namespace im2col_gemm
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,121 @@
+#include "kernels/cpu/cpu_info.h"
+
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+namespace aclcpu {
+namespace kernels {
+namespace {
+
+struct Registers {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+};
+
+Registers cpuid(unsigned leaf, unsigned subleaf) {
+  Registers r;
+  if (!__get_cpuid_count(leaf, subleaf, &r.eax, &r.ebx, &r.ecx, &r.edx)) r = Registers{};
+  return r;
+}
+
+uint64_t xgetbv0() {
+  unsigned lo = 0, hi = 0;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return (uint64_t{hi} << 32) | lo;
+}
+
+bool bit(unsigned value, int index) { return (value >> index) & 1u; }
+
+// Linux keeps the AMX tile data state disabled until a process asks for it
+// (arch_prctl ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA); a refusal means the
+// tile instructions would fault, so AMX is then not offered.
+bool requestAmxPermission() {
+#ifdef SYS_arch_prctl
+  constexpr long kArchReqXcompPerm = 0x1023;
+  constexpr long kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+  return false;
+#endif
+}
+
+Isa probe() {
+  const Registers leaf1 = cpuid(1, 0);
+  const bool osxsave = bit(leaf1.ecx, 27);
+  if (!osxsave) return Isa::Scalar;
+  const uint64_t xcr0 = xgetbv0();
+  const bool ymmState = (xcr0 & 0x6) == 0x6;
+  const bool zmmState = (xcr0 & 0xE6) == 0xE6;
+  const bool tileState = (xcr0 & 0x60000) == 0x60000;
+  const Registers leaf7 = cpuid(7, 0);
+  const Registers leaf7s1 = cpuid(7, 1);
+  const bool avx2 =
+      ymmState && bit(leaf1.ecx, 12) /*fma*/ && bit(leaf1.ecx, 29) /*f16c*/ && bit(leaf7.ebx, 5);
+  if (!avx2) return Isa::Scalar;
+  const bool avx512 = zmmState && bit(leaf7.ebx, 16) /*f*/ && bit(leaf7.ebx, 17) /*dq*/ &&
+                      bit(leaf7.ebx, 30) /*bw*/ && bit(leaf7.ebx, 31) /*vl*/;
+  if (!avx512) return Isa::Avx2;
+  const bool bf16 = bit(leaf7s1.eax, 5);
+  if (!bf16) return Isa::Avx512;
+  const bool amx = tileState && bit(leaf7.edx, 24) /*amx-tile*/ && bit(leaf7.edx, 22) /*amx-bf16*/;
+  if (!amx || !requestAmxPermission()) return Isa::Avx512Bf16;
+  return Isa::Amx;
+}
+
+Isa fromEnvironment(Isa detected) {
+  const char* value = std::getenv("ACLNN_CPU_ISA");
+  Isa wanted = detected;
+  if (value && parseIsa(value, &wanted) && wanted < detected) return wanted;
+  return detected;
+}
+
+Isa startupIsa() {
+  static const Isa isa = fromEnvironment(detectedIsa());
+  return isa;
+}
+
+constexpr int kNoForce = -1;
+std::atomic<int> gForced{kNoForce};
+
+constexpr const char* kNames[] = {"scalar", "avx2", "avx512", "avx512_bf16", "amx"};
+
+}  // namespace
+
+Isa detectedIsa() {
+  static const Isa isa = probe();
+  return isa;
+}
+
+Isa activeIsa() {
+  const int forced = gForced.load(std::memory_order_acquire);
+  if (forced != kNoForce) return static_cast<Isa>(forced);
+  return startupIsa();
+}
+
+const char* isaName(Isa isa) { return kNames[static_cast<int>(isa)]; }
+
+bool parseIsa(const char* name, Isa* isa) {
+  if (!name) return false;
+  for (int i = 0; i < 5; ++i) {
+    if (std::strcmp(name, kNames[i]) == 0) {
+      *isa = static_cast<Isa>(i);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool forceIsaForTesting(Isa isa) {
+  if (isa > detectedIsa()) return false;
+  gForced.store(static_cast<int>(isa), std::memory_order_release);
+  return true;
+}
+
+void clearIsaForTesting() { gForced.store(kNoForce, std::memory_order_release); }
+
+}  // namespace kernels
+}  // namespace aclcpu

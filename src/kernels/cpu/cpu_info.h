@@ -1,0 +1,41 @@
+#pragma once
+// The one CPU probe: which instruction sets the kernels may use. Detection
+// (cpuid, xgetbv, the Linux AMX permission request) runs once; the result can
+// only be lowered, by ACLNN_CPU_ISA at start-up or by tests, never raised above
+// what the CPU and OS support. Algorithm choice depends on activeIsa() and the
+// problem shape only, never on the thread count.
+
+#include <cstdint>
+
+namespace aclcpu {
+namespace kernels {
+
+// Ordered: each level includes everything below it.
+//   Avx2       AVX2 + FMA + F16C
+//   Avx512     AVX-512 F/BW/VL/DQ
+//   Avx512Bf16 Avx512 + AVX512-BF16 (VDPBF16PS)
+//   Amx        Avx512Bf16 + AMX-TILE/AMX-BF16 with the OS's tile-state permission
+enum class Isa : uint8_t { Scalar = 0, Avx2 = 1, Avx512 = 2, Avx512Bf16 = 3, Amx = 4 };
+
+// The best level this CPU and OS support.
+Isa detectedIsa();
+
+// The level kernels use now: detectedIsa() lowered by ACLNN_CPU_ISA
+// (scalar|avx2|avx512|avx512_bf16|amx; a higher or unknown value is ignored)
+// and by forceIsaForTesting().
+Isa activeIsa();
+
+// "scalar", "avx2", "avx512", "avx512_bf16", "amx".
+const char* isaName(Isa isa);
+
+// Parses one of the names above; false for anything else.
+bool parseIsa(const char* name, Isa* isa);
+
+// Lowers activeIsa() to `isa` for kernels chosen from now on; false (and no
+// change) when the CPU cannot run it. Plan and run a problem under the same
+// setting: the workspace size depends on the algorithm chosen.
+bool forceIsaForTesting(Isa isa);
+void clearIsaForTesting();
+
+}  // namespace kernels
+}  // namespace aclcpu

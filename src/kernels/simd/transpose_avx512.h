@@ -1,0 +1,46 @@
+#pragma once
+// 16 x 16 fp32 register transpose, for files compiled with AVX-512 only.
+// Static so that every including file keeps its own copy: nothing compiled
+// with AVX-512 is ever shared with generic code through the linker.
+
+#include <immintrin.h>
+
+namespace aclcpu {
+namespace kernels {
+namespace simd {
+
+// r[i] holds row i of a 16 x 16 block; afterwards r[j] holds column j.
+static inline void transpose16x16(__m512 r[16]) {
+  __m512 a[16];
+  for (int k = 0; k < 8; ++k) {
+    a[2 * k] = _mm512_unpacklo_ps(r[2 * k], r[2 * k + 1]);
+    a[2 * k + 1] = _mm512_unpackhi_ps(r[2 * k], r[2 * k + 1]);
+  }
+  // b[4k + c], 128-bit lane L: rows 4k..4k+3 of column 4L + c.
+  __m512 b[16];
+  for (int k = 0; k < 4; ++k) {
+    const __m512d lo0 = _mm512_castps_pd(a[4 * k]);
+    const __m512d lo1 = _mm512_castps_pd(a[4 * k + 2]);
+    const __m512d hi0 = _mm512_castps_pd(a[4 * k + 1]);
+    const __m512d hi1 = _mm512_castps_pd(a[4 * k + 3]);
+    b[4 * k] = _mm512_castpd_ps(_mm512_unpacklo_pd(lo0, lo1));
+    b[4 * k + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(lo0, lo1));
+    b[4 * k + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(hi0, hi1));
+    b[4 * k + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(hi0, hi1));
+  }
+  // Column 4L + c gathers lane L of b[c], b[4 + c], b[8 + c], b[12 + c].
+  for (int c = 0; c < 4; ++c) {
+    const __m512 c0 = _mm512_shuffle_f32x4(b[c], b[4 + c], 0x44);
+    const __m512 c1 = _mm512_shuffle_f32x4(b[c], b[4 + c], 0xEE);
+    const __m512 c2 = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0x44);
+    const __m512 c3 = _mm512_shuffle_f32x4(b[8 + c], b[12 + c], 0xEE);
+    r[c] = _mm512_shuffle_f32x4(c0, c2, 0x88);
+    r[4 + c] = _mm512_shuffle_f32x4(c0, c2, 0xDD);
+    r[8 + c] = _mm512_shuffle_f32x4(c1, c3, 0x88);
+    r[12 + c] = _mm512_shuffle_f32x4(c1, c3, 0xDD);
+  }
+}
+
+}  // namespace simd
+}  // namespace kernels
+}  // namespace aclcpu
