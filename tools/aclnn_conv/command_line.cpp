@@ -7,7 +7,10 @@
 
 namespace {
 
-// Operators the tool is meant to drive; only the implemented ones run.
+// Operators the tool is meant to drive; only the implemented ones run. A new
+// operator is a driver folder next to tools/conv_backward/, `true` here and a
+// case in main.cpp; a training step (--train-step: forward, then backward on
+// its output) would be one more CommandLine::Action.
 struct OpName {
   const char* name;
   bool implemented;
