@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
+#include <cstdio>
+#include <exception>
 #include <memory>
+#include <new>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "aclnnop/aclnn_convolution_backward.h"
@@ -20,31 +23,76 @@ aclFormat formatForRank(size_t rank) {
   return rank == 3 ? ACL_FORMAT_NCL : rank == 4 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCDHW;
 }
 
+// Element count of a shape phase 1 accepted (so it fits in 64 bits).
 int64_t count(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
 }
 
-// A device buffer plus the aclTensor describing it (contiguous).
+std::string shapeText(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::string bytesText(uint64_t bytes) {
+  char text[64];
+  if (bytes >= (1ull << 30))
+    std::snprintf(text, sizeof(text), "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
+  else if (bytes >= (1ull << 20))
+    std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1ull << 20));
+  else
+    std::snprintf(text, sizeof(text), "%llu bytes", static_cast<unsigned long long>(bytes));
+  return text;
+}
+
+std::string recentMessage() {
+  const char* message = aclGetRecentErrMsg();
+  return message && *message ? message : "(no message)";
+}
+
+// A contiguous aclTensor; its device buffer is allocated only after phase 1
+// accepted the descriptor.
 class DeviceTensor {
  public:
-  DeviceTensor(const std::vector<int64_t>& shape, aclDataType dtype, aclFormat format)
-      : shape_(shape), dtype_(dtype) {
-    bytes_ = static_cast<size_t>(std::max<int64_t>(count(shape), 1)) * hostdtype::bytes(dtype);
-    if (aclrtMalloc(&data_, bytes_, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) data_ = nullptr;
+  DeviceTensor(const char* name, const std::vector<int64_t>& shape, aclDataType dtype,
+               aclFormat format)
+      : name_(name), shape_(shape), dtype_(dtype) {
     tensor_ = aclCreateTensor(shape.data(), shape.size(), dtype, nullptr, 0, format, shape.data(),
-                              shape.size(), data_);
+                              shape.size(), nullptr);
   }
   ~DeviceTensor() {
     aclDestroyTensor(tensor_);
-    aclrtFree(data_);
+    if (data_) aclrtFree(data_);
   }
   DeviceTensor(const DeviceTensor&) = delete;
   DeviceTensor& operator=(const DeviceTensor&) = delete;
 
-  bool valid() const { return data_ && tensor_; }
+  const char* name() const { return name_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
   aclTensor* get() const { return tensor_; }
+
+  // Allocates the buffer (at least one byte: aclrtMalloc refuses 0); on
+  // failure returns false and says why in *error.
+  bool allocate(std::string* error) {
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(std::max<int64_t>(count(shape_), 1)),
+                               static_cast<uint64_t>(hostdtype::bytes(dtype_)), &bytes)) {
+      *error = std::string(name_) + " " + shapeText(shape_) + " does not fit in 64-bit memory";
+      return false;
+    }
+    bytes_ = static_cast<size_t>(bytes);
+    const aclError status = aclrtMalloc(&data_, bytes_, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (status != ACL_SUCCESS) {
+      data_ = nullptr;
+      *error = "aclrtMalloc of " + bytesText(bytes) + " for " + name_ + " " + shapeText(shape_) +
+               " failed (error " + std::to_string(status) + "): " + recentMessage();
+      return false;
+    }
+    return true;
+  }
+  void* data() const { return data_; }
 
   void upload(const std::vector<float>& values) {
     std::vector<unsigned char> raw(bytes_);
@@ -58,12 +106,18 @@ class DeviceTensor {
   }
 
  private:
+  const char* name_;
   std::vector<int64_t> shape_;
   aclDataType dtype_;
   size_t bytes_ = 0;
   void* data_ = nullptr;
   aclTensor* tensor_ = nullptr;
 };
+
+// The per-pass algorithm names of a phase-1 executor. The kernel layer will
+// provide an API for them; until then the library reports none and --verbose
+// says so.
+std::vector<PassAlgorithm> passAlgorithms(const aclOpExecutor* /*executor*/) { return {}; }
 
 std::vector<float> randomValues(int64_t n, aclDataType dtype, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -77,16 +131,6 @@ OperandRounding operandRounding(aclDataType dtype, int8_t math) {
   if (dtype == ACL_FLOAT)
     return (math == 1 || math == 3) ? OperandRounding::HF32 : OperandRounding::None;
   return dtype == ACL_FLOAT16 ? OperandRounding::F16 : OperandRounding::BF16;
-}
-
-// Relative error bound for an output of `dtype`, measured against sum|terms|:
-// fp32 accumulation, plus the final roundings (operand dtype for gradInput,
-// then the output dtype).
-double toleranceFor(aclDataType dtype, int8_t math) {
-  double tol = 2e-5;
-  if (math == 2 || dtype == ACL_FLOAT16) tol = std::max(tol, 1e-3);
-  if (dtype == ACL_BF16) tol = std::max(tol, 8e-3);
-  return tol;
 }
 
 std::vector<int64_t> samplePositions(int64_t n, int samples, std::mt19937& rng) {
@@ -124,97 +168,53 @@ aclcpu::reference::ConvParams referenceParams(const ProblemSpec& spec) {
 
 }  // namespace
 
+// Relative error bound for an output of `dtype`, measured against sum|terms|:
+// fp32 accumulation, plus the final roundings (operand dtype for gradInput,
+// then the output dtype).
+double toleranceFor(aclDataType dtype, int8_t math) {
+  double tol = 2e-5;
+  if (math == 2 || dtype == ACL_FLOAT16) tol = std::max(tol, 1e-3);
+  if (dtype == ACL_BF16) tol = std::max(tol, 8e-3);
+  return tol;
+}
+
 const char* dtypeName(aclDataType dtype) {
   return dtype == ACL_FLOAT16 ? "fp16" : dtype == ACL_BF16 ? "bf16" : "fp32";
 }
 
-RunResult runProblem(const ProblemSpec& spec, const RunOptions& options, aclrtStream stream) {
+namespace {
+
+using IntArray = std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray*)>;
+using BoolArray = std::unique_ptr<aclBoolArray, aclnnStatus (*)(const aclBoolArray*)>;
+using Executor = std::unique_ptr<aclOpExecutor, aclnnStatus (*)(aclOpExecutor*)>;
+using Workspace = std::unique_ptr<void, aclError (*)(void*)>;
+
+IntArray intArray(const std::vector<int64_t>& values) {
+  return IntArray(aclCreateIntArray(values.data(), values.size()), aclDestroyIntArray);
+}
+
+RunResult refused(int status, std::string message) {
   RunResult result;
-  std::mt19937 rng(options.seed);
-  const auto inShape = spec.inputShape(), wShape = spec.weightShape(),
-             goShape = spec.gradOutputShape();
-  for (int64_t d : goShape) {
-    if (d <= 0) {
-      result.error = "the problem has an empty or negative output extent";
-      return result;
-    }
-  }
-  const int64_t biasChannels = goShape[1];
-  const std::vector<int64_t> biasShape = {biasChannels};
+  result.outcome = RunOutcome::kRefused;
+  result.status = status;
+  result.message = std::move(message);
+  return result;
+}
 
-  const auto goValues = randomValues(count(goShape), options.dtype, rng);
-  const auto inValues = randomValues(count(inShape), options.dtype, rng);
-  const auto wValues = randomValues(count(wShape), options.dtype, rng);
+RunResult failedWith(RunOutcome outcome, std::string message) {
+  RunResult result;
+  result.outcome = outcome;
+  result.message = std::move(message);
+  return result;
+}
 
-  DeviceTensor gradOutput(goShape, options.dtype, formatForRank(goShape.size()));
-  DeviceTensor input(inShape, options.dtype, formatForRank(inShape.size()));
-  DeviceTensor weight(wShape, options.dtype, formatForRank(wShape.size()));
-  DeviceTensor gradInput(inShape, options.dtype, formatForRank(inShape.size()));
-  DeviceTensor gradWeight(wShape, options.dtype, formatForRank(wShape.size()));
-  DeviceTensor gradBias(biasShape, options.dtype, ACL_FORMAT_ND);
-  for (const DeviceTensor* t : {&gradOutput, &input, &weight, &gradInput, &gradWeight, &gradBias}) {
-    if (!t->valid()) {
-      result.error = "device allocation failed";
-      return result;
-    }
-  }
-  gradOutput.upload(goValues);
-  input.upload(inValues);
-  weight.upload(wValues);
-
-  const auto strideV = spec.strideArray(), padV = spec.paddingArray(), dilV = spec.dilationArray(),
-             opV = spec.outputPaddingArray();
-  std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray*)> stride(
-      aclCreateIntArray(strideV.data(), strideV.size()), aclDestroyIntArray),
-      padding(aclCreateIntArray(padV.data(), padV.size()), aclDestroyIntArray),
-      dilation(aclCreateIntArray(dilV.data(), dilV.size()), aclDestroyIntArray),
-      outputPadding(aclCreateIntArray(opV.data(), opV.size()), aclDestroyIntArray),
-      biasSizes(aclCreateIntArray(&biasChannels, 1), aclDestroyIntArray);
-  std::unique_ptr<aclBoolArray, aclnnStatus (*)(const aclBoolArray*)> mask(
-      aclCreateBoolArray(options.mask, 3), aclDestroyBoolArray);
-
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* executor = nullptr;
-  aclnnStatus status = aclnnConvolutionBackwardGetWorkspaceSize(
-      gradOutput.get(), input.get(), weight.get(), biasSizes.get(), stride.get(), padding.get(),
-      dilation.get(), spec.transposed, outputPadding.get(), static_cast<int>(spec.groups),
-      mask.get(), options.cubeMathType, gradInput.get(), gradWeight.get(), gradBias.get(),
-      &workspaceSize, &executor);
-  if (status != 0) {
-    const char* message = aclGetRecentErrMsg();
-    result.error = "phase 1 status " + std::to_string(status) + ": " + (message ? message : "");
-    return result;
-  }
-  aclSetAclOpExecutorRepeatable(executor);
-  void* workspace = nullptr;
-  if (workspaceSize > 0 &&
-      aclrtMalloc(&workspace, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-    aclDestroyAclOpExecutor(executor);
-    result.error = "workspace allocation failed";
-    return result;
-  }
-  result.seconds = 1e30;
-  for (int r = 0; r < std::max(1, options.repeats); ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    status = aclnnConvolutionBackward(workspace, workspaceSize, executor, stream);
-    const aclError syncStatus = aclrtSynchronizeStream(stream);
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (status != 0 || syncStatus != ACL_SUCCESS) {
-      const char* message = aclGetRecentErrMsg();
-      result.error = "phase 2 status " + std::to_string(status) + "/" + std::to_string(syncStatus) +
-                     ": " + (message ? message : "");
-      break;
-    }
-    result.seconds = std::min(result.seconds, elapsed);
-  }
-  aclDestroyAclOpExecutor(executor);
-  aclrtFree(workspace);
-  if (!result.error.empty()) return result;
-  result.ok = true;
-
-  // Check sampled positions against the reference on the operands rounded
-  // as the NPU would (cubeMathType); the bound uses |operands|.
+// Compares the requested outputs with the reference at sampled positions,
+// on operands rounded as the NPU would (cubeMathType); the bound uses
+// |operands|. Fills result->checked and result->maxError.
+void checkOutputs(const ProblemSpec& spec, const RunOptions& options, std::mt19937& rng,
+                  const std::vector<float>& goValues, const std::vector<float>& inValues,
+                  const std::vector<float>& wValues, const DeviceTensor& gradInput,
+                  const DeviceTensor& gradWeight, const DeviceTensor& gradBias, RunResult* result) {
   const auto params = referenceParams(spec);
   const OperandRounding rounding = operandRounding(options.dtype, options.cubeMathType);
   auto reader = [rounding](const std::vector<float>& v, bool absolute) {
@@ -231,35 +231,166 @@ RunResult runProblem(const ProblemSpec& spec, const RunOptions& options, aclrtSt
   };
   if (options.mask[0]) {
     const auto got = gradInput.download();
-    for (int64_t i : samplePositions(count(inShape), options.samples, rng)) {
+    for (int64_t i : samplePositions(count(gradInput.shape()), options.samples, rng)) {
       const double ref = aclcpu::reference::gradInputAt(params, go, in, w, i);
       const double bound = aclcpu::reference::gradInputAt(params, goAbs, inAbs, wAbs, i);
-      result.maxError[0] = std::max(result.maxError[0], relative(got[i], ref, bound));
+      result->maxError[0] = std::max(result->maxError[0], relative(got[i], ref, bound));
     }
+    result->checked[0] = true;
   }
   if (options.mask[1]) {
     const auto got = gradWeight.download();
-    for (int64_t i : samplePositions(count(wShape), options.samples, rng)) {
+    for (int64_t i : samplePositions(count(gradWeight.shape()), options.samples, rng)) {
       const double ref = aclcpu::reference::gradWeightAt(params, go, in, w, i);
       const double bound = aclcpu::reference::gradWeightAt(params, goAbs, inAbs, wAbs, i);
-      result.maxError[1] = std::max(result.maxError[1], relative(got[i], ref, bound));
+      result->maxError[1] = std::max(result->maxError[1], relative(got[i], ref, bound));
     }
+    result->checked[1] = true;
   }
   if (options.mask[2]) {
     const auto got = gradBias.download();
+    // gradBias is summed from the original gradOutput, never rounded by cubeMathType.
     const auto goPlain = aclcpu::reference::ElementReader(
         [&goValues](int64_t i) { return static_cast<double>(goValues[static_cast<size_t>(i)]); });
     const auto goPlainAbs = aclcpu::reference::ElementReader([&goValues](int64_t i) {
       return std::fabs(static_cast<double>(goValues[static_cast<size_t>(i)]));
     });
-    for (int64_t c = 0; c < biasChannels; ++c) {
+    for (int64_t c = 0; c < count(gradBias.shape()); ++c) {
       const double ref = aclcpu::reference::gradBiasAt(params, goPlain, c);
       const double bound = aclcpu::reference::gradBiasAt(params, goPlainAbs, c);
-      result.maxError[2] = std::max(result.maxError[2], relative(got[c], ref, bound));
+      result->maxError[2] = std::max(result->maxError[2], relative(got[c], ref, bound));
     }
+    result->checked[2] = true;
   }
-  result.tolerance = toleranceFor(options.dtype, options.cubeMathType);
-  result.pass = true;
-  for (double e : result.maxError) result.pass = result.pass && e <= result.tolerance;
+}
+
+RunResult runChecked(const ProblemSpec& spec, const RunOptions& options, aclrtStream stream,
+                     RunObserver* observer) {
+  std::mt19937 rng(options.seed);
+  observer->stage("phase 1");
+  const auto goShape = spec.gradOutputShape();
+  const int64_t biasChannels = goShape[1];
+  DeviceTensor gradOutput("gradOutput", goShape, options.dtype, formatForRank(goShape.size()));
+  DeviceTensor input("input", spec.inputShape(), options.dtype,
+                     formatForRank(spec.inputShape().size()));
+  DeviceTensor weight("weight", spec.weightShape(), options.dtype,
+                      formatForRank(spec.weightShape().size()));
+  DeviceTensor gradInput("gradInput", spec.inputShape(), options.dtype,
+                         formatForRank(spec.inputShape().size()));
+  DeviceTensor gradWeight("gradWeight", spec.weightShape(), options.dtype,
+                          formatForRank(spec.weightShape().size()));
+  DeviceTensor gradBias("gradBias", {biasChannels}, options.dtype, ACL_FORMAT_ND);
+  DeviceTensor* const inputs[] = {&gradOutput, &input, &weight};
+  DeviceTensor* const outputs[] = {&gradInput, &gradWeight, &gradBias};
+  for (DeviceTensor* t : {&gradOutput, &input, &weight, &gradInput, &gradWeight, &gradBias}) {
+    if (!t->get())
+      return refused(-1, std::string("aclCreateTensor refused ") + t->name() + " " +
+                             shapeText(t->shape()) + ": " + recentMessage());
+  }
+
+  const IntArray stride = intArray(spec.strideArray()), padding = intArray(spec.paddingArray()),
+                 dilation = intArray(spec.dilationArray()),
+                 outputPadding = intArray(spec.outputPaddingArray()),
+                 biasSizes = intArray({biasChannels});
+  const BoolArray mask(aclCreateBoolArray(options.mask, 3), aclDestroyBoolArray);
+  if (!stride || !padding || !dilation || !outputPadding || !biasSizes || !mask)
+    return failedWith(RunOutcome::kOutOfMemory,
+                      "creating the attribute arrays failed: " + recentMessage());
+
+  uint64_t workspaceSize = 0;
+  aclOpExecutor* rawExecutor = nullptr;
+  const aclnnStatus status = aclnnConvolutionBackwardGetWorkspaceSize(
+      gradOutput.get(), input.get(), weight.get(), biasSizes.get(), stride.get(), padding.get(),
+      dilation.get(), spec.transposed, outputPadding.get(), static_cast<int>(spec.groups),
+      mask.get(), options.cubeMathType, gradInput.get(), gradWeight.get(), gradBias.get(),
+      &workspaceSize, &rawExecutor);
+  if (status != 0) return refused(status, recentMessage());
+  aclSetAclOpExecutorRepeatable(rawExecutor);
+  const Executor executor(rawExecutor, aclDestroyAclOpExecutor);
+
+  observer->stage("allocating");
+  std::string error;
+  for (DeviceTensor* t : {&gradOutput, &input, &weight, &gradInput, &gradWeight, &gradBias}) {
+    if (!t->allocate(&error)) return failedWith(RunOutcome::kOutOfMemory, error);
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    if (aclSetInputTensorAddr(executor.get(), i, inputs[i]->get(), inputs[i]->data()) != 0 ||
+        aclSetOutputTensorAddr(executor.get(), i, outputs[i]->get(), outputs[i]->data()) != 0)
+      return failedWith(RunOutcome::kRuntimeError,
+                        "binding the buffers failed: " + recentMessage());
+  }
+  Workspace workspace(nullptr, aclrtFree);
+  if (workspaceSize > 0) {
+    void* raw = nullptr;
+    const aclError wsStatus = aclrtMalloc(&raw, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (wsStatus != ACL_SUCCESS)
+      return failedWith(RunOutcome::kOutOfMemory, "aclrtMalloc of " + bytesText(workspaceSize) +
+                                                      " for the workspace failed (error " +
+                                                      std::to_string(wsStatus) +
+                                                      "): " + recentMessage());
+    workspace.reset(raw);
+  }
+
+  observer->stage("preparing data");
+  const auto goValues = randomValues(count(gradOutput.shape()), options.dtype, rng);
+  const auto inValues = randomValues(count(input.shape()), options.dtype, rng);
+  const auto wValues = randomValues(count(weight.shape()), options.dtype, rng);
+  gradOutput.upload(goValues);
+  input.upload(inValues);
+  weight.upload(wValues);
+
+  RunResult result;
+  result.workspaceBytes = workspaceSize;
+  result.algorithms = passAlgorithms(executor.get());
+  result.seconds = 1e30;
+  observer->stage("running");
+  const int repeats = std::max(1, options.repeats);
+  observer->repetitionsDone(0, repeats);
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    const aclnnStatus runStatus =
+        aclnnConvolutionBackward(workspace.get(), workspaceSize, executor.get(), stream);
+    const aclError syncStatus = aclrtSynchronizeStream(stream);
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (runStatus != 0 || syncStatus != ACL_SUCCESS)
+      return failedWith(RunOutcome::kRuntimeError,
+                        "phase 2 status " + std::to_string(runStatus) + ", synchronize " +
+                            std::to_string(syncStatus) + ": " + recentMessage());
+    result.seconds = std::min(result.seconds, elapsed);
+    observer->repetitionsDone(r + 1, repeats);
+  }
+
+  observer->stage("checking");
+  try {
+    checkOutputs(spec, options, rng, goValues, inValues, wValues, gradInput, gradWeight, gradBias,
+                 &result);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    // The reference refuses a problem the library accepted: a disagreement.
+    result.outcome = RunOutcome::kCheckFailed;
+    result.message = std::string("the reference cannot check this problem: ") + e.what();
+    return result;
+  }
+  const double tolerance = toleranceFor(options.dtype, options.cubeMathType);
+  bool pass = true;
+  for (int m = 0; m < 3; ++m)
+    pass = pass && (!result.checked[m] || result.maxError[m] <= tolerance);
+  result.outcome = pass ? RunOutcome::kPassed : RunOutcome::kCheckFailed;
   return result;
+}
+
+}  // namespace
+
+RunResult runProblem(const ProblemSpec& spec, const RunOptions& options, aclrtStream stream,
+                     RunObserver* observer) {
+  try {
+    return runChecked(spec, options, stream, observer);
+  } catch (const std::bad_alloc&) {
+    return failedWith(RunOutcome::kOutOfMemory,
+                      "host memory ran out (random operands, downloads or the check)");
+  } catch (const std::length_error&) {
+    return failedWith(RunOutcome::kOutOfMemory, "host data larger than a vector can hold");
+  }
 }

@@ -66,7 +66,8 @@ float roundTo(float value, aclDataType dtype) {
 
 void encode(const std::vector<float>& values, aclDataType dtype, void* out) {
   if (dtype == ACL_FLOAT) {
-    std::memcpy(out, values.data(), values.size() * 4);
+    // An empty vector's data() may be null, which memcpy must not get.
+    if (!values.empty()) std::memcpy(out, values.data(), values.size() * 4);
     return;
   }
   auto* words = static_cast<uint16_t*>(out);
@@ -77,7 +78,7 @@ void encode(const std::vector<float>& values, aclDataType dtype, void* out) {
 std::vector<float> decode(const void* data, size_t count, aclDataType dtype) {
   std::vector<float> values(count);
   if (dtype == ACL_FLOAT) {
-    std::memcpy(values.data(), data, count * 4);
+    if (count > 0) std::memcpy(values.data(), data, count * 4);
     return values;
   }
   const auto* words = static_cast<const uint16_t*>(data);

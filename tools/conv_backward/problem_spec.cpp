@@ -1,7 +1,7 @@
 #include "problem_spec.h"
 
 #include <cctype>
-#include <cstdlib>
+#include <string>
 
 namespace {
 
@@ -17,6 +17,43 @@ int64_t padAfter(const ProblemSpec& p, int dim) {
   return p.pad[dim];
 }
 
+// The gradOutput extent of spatial dim `dim` (forward output size, or the
+// transposed convolution's output size). False when the arithmetic overflows
+// 64 bits; *extent is then meaningless. A stride below 1 (refused by the
+// operator) gives 1, a negative extent 0.
+bool inferExtent(const ProblemSpec& p, int dim, int64_t* extent) {
+  int64_t span = 0, padded = 0, value = 0;
+  // span = dilation * (kernel - 1) + 1
+  if (__builtin_mul_overflow(p.dilation[dim], p.kernel[dim] - 1, &span) ||
+      __builtin_add_overflow(span, 1, &span))
+    return false;
+  const int64_t stride = p.stride[dim];
+  if (p.transposed) {
+    // (size - 1) * stride - padBefore - padAfter + span + outputPadding
+    if (__builtin_mul_overflow(p.size[dim] - 1, stride, &value) ||
+        __builtin_sub_overflow(value, padBefore(p, dim), &value) ||
+        __builtin_sub_overflow(value, padAfter(p, dim), &value) ||
+        __builtin_add_overflow(value, span, &value) ||
+        __builtin_add_overflow(value, p.outputPadding[dim], &value))
+      return false;
+  } else {
+    // (size + padBefore + padAfter - span) / stride + 1, floor division
+    if (__builtin_add_overflow(p.size[dim], padBefore(p, dim), &padded) ||
+        __builtin_add_overflow(padded, padAfter(p, dim), &padded) ||
+        __builtin_sub_overflow(padded, span, &padded))
+      return false;
+    if (stride < 1) {
+      value = 1;
+    } else if (padded < 0) {
+      value = 0;
+    } else {
+      value = padded / stride + 1;
+    }
+  }
+  *extent = value < 0 ? 0 : value;
+  return true;
+}
+
 }  // namespace
 
 std::vector<int64_t> ProblemSpec::inputShape() const {
@@ -26,11 +63,13 @@ std::vector<int64_t> ProblemSpec::inputShape() const {
 }
 
 std::vector<int64_t> ProblemSpec::weightShape() const {
+  // groups < 1 is the operator's to refuse; it must not divide by zero here.
+  const int64_t g = groups >= 1 ? groups : 1;
   std::vector<int64_t> shape;
   if (transposed)
-    shape = {inChannels, outChannels / groups};
+    shape = {inChannels, outChannels / g};
   else
-    shape = {outChannels, inChannels / groups};
+    shape = {outChannels, inChannels / g};
   for (int d = firstDim(*this); d < 3; ++d) shape.push_back(kernel[d]);
   return shape;
 }
@@ -38,12 +77,9 @@ std::vector<int64_t> ProblemSpec::weightShape() const {
 std::vector<int64_t> ProblemSpec::gradOutputShape() const {
   std::vector<int64_t> shape = {batch, outChannels};
   for (int d = firstDim(*this); d < 3; ++d) {
-    const int64_t span = dilation[d] * (kernel[d] - 1) + 1;
-    if (transposed)
-      shape.push_back((size[d] - 1) * stride[d] - padBefore(*this, d) - padAfter(*this, d) + span +
-                      outputPadding[d]);
-    else
-      shape.push_back((size[d] + padBefore(*this, d) + padAfter(*this, d) - span) / stride[d] + 1);
+    int64_t extent = 0;
+    inferExtent(*this, d, &extent);
+    shape.push_back(extent);
   }
   return shape;
 }
@@ -100,12 +136,46 @@ std::string ProblemSpec::compact() const {
     perDim("p", pad, 0);
   }
   perDim("dl", dilation, 1);
-  if (transposed) {
-    s += "t";
-    perDim("op", outputPadding, 0);
-  }
+  if (transposed) s += "t";
+  // Shown without t too: the operator refuses it there, and the row says so.
+  perDim("op", outputPadding, 0);
   return s;
 }
+
+namespace {
+
+// Reads the digits at text[*i...] as a non-negative int64; false (with
+// *error set) when there are none or they overflow.
+bool readNumber(const std::string& text, size_t* i, const std::string& key, int64_t* value,
+                std::string* error) {
+  const size_t start = *i;
+  int64_t v = 0;
+  while (*i < text.size() && std::isdigit(static_cast<unsigned char>(text[*i]))) {
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, text[*i] - '0', &v)) {
+      size_t end = *i;
+      while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+      *error = "the number of key '" + key + "' (" + text.substr(start, end - start) +
+               ") does not fit in 64 bits";
+      return false;
+    }
+    ++*i;
+  }
+  if (*i == start) {
+    *error = "key '" + key + "' needs a number";
+    return false;
+  }
+  *value = v;
+  return true;
+}
+
+bool isFourValuePadKey(const std::string& k) {
+  return k == "pt" || k == "pb" || k == "pl" || k == "pr";
+}
+bool isSymmetricPadKey(const std::string& k) {
+  return k == "p" || k == "pd" || k == "ph" || k == "pw";
+}
+
+}  // namespace
 
 bool parseProblem(const std::string& text, ProblemSpec* spec, std::string* error) {
   ProblemSpec p;
@@ -119,6 +189,10 @@ bool parseProblem(const std::string& text, ProblemSpec* spec, std::string* error
     int64_t value;
   };
   std::vector<Setting> settings;
+  if (text.empty()) {
+    *error = "the descriptor is empty";
+    return false;
+  }
   size_t i = 0;
   while (i < text.size()) {
     const char* matched = nullptr;
@@ -132,35 +206,59 @@ bool parseProblem(const std::string& text, ProblemSpec* spec, std::string* error
       *error = "unknown key at '" + text.substr(i) + "'";
       return false;
     }
-    i += std::char_traits<char>::length(matched);
-    const size_t start = i;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
-    int64_t value = 1;
-    if (i == start) {
-      if (std::string(matched) != "t") {
-        *error = std::string("key '") + matched + "' needs a number";
+    const std::string key = matched;
+    i += key.size();
+    for (const auto& s : settings) {
+      // "w" and "l" name the same size.
+      const bool same =
+          s.key == key || ((s.key == "w" || s.key == "l") && (key == "w" || key == "l"));
+      if (same) {
+        *error = "key '" + key + "' is given twice";
         return false;
       }
-    } else {
-      value = std::strtoll(text.substr(start, i - start).c_str(), nullptr, 10);
     }
-    settings.push_back({matched, value});
+    int64_t value = 1;
+    if (key == "t") {
+      // "t" alone, or t0 / t1.
+      if (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+        if (!readNumber(text, &i, key, &value, error)) return false;
+        if (value > 1) {
+          *error = "key 't' takes no number, 0 or 1, got " + std::to_string(value);
+          return false;
+        }
+      }
+    } else if (!readNumber(text, &i, key, &value, error)) {
+      return false;
+    }
+    settings.push_back({key, value});
   }
   // Sizes first: they decide the dimensionality that "k", "s" etc. apply to.
+  bool symmetricPad = false;
   for (const auto& s : settings) {
     if (s.key == "d") p.size[0] = s.value, haveD = true;
     if (s.key == "h") p.size[1] = s.value, haveH = true;
     if (s.key == "w" || s.key == "l") p.size[2] = s.value, haveW = true;
+    if (isSymmetricPadKey(s.key)) symmetricPad = true;
+    if (isFourValuePadKey(s.key)) p.fourValuePadding = true;
   }
   if (!haveW || (haveD && !haveH)) {
     *error = "give w (1D), h and w (2D) or d, h and w (3D)";
     return false;
   }
+  if (symmetricPad && p.fourValuePadding) {
+    *error = "give the padding either as p/pd/ph/pw or as pt/pb/pl/pr, not both";
+    return false;
+  }
   p.spatialDims = haveD ? 3 : haveH ? 2 : 1;
+  if (p.fourValuePadding && p.spatialDims != 2) {
+    *error = "pt/pb/pl/pr need a 2D problem";
+    return false;
+  }
   const int first = 3 - p.spatialDims;
   auto all = [&](int64_t* values, int64_t v) {
     for (int d = first; d < 3; ++d) values[d] = v;
   };
+  // Whole-problem keys before per-dim ones, so that k3kh5 means 5x3.
   for (const auto& s : settings) {
     const std::string& k = s.key;
     const int64_t v = s.value;
@@ -184,33 +282,42 @@ bool parseProblem(const std::string& text, ProblemSpec* spec, std::string* error
       all(p.outputPadding, v);
     else if (k == "t")
       p.transposed = v != 0;
-    else if (k.size() >= 2 &&
-             (k[0] == 'k' || k[0] == 's' || k[0] == 'p' || k.rfind("dl", 0) == 0)) {
-      const char axis = k.back();
-      if (k == "pt" || k == "pb" || k == "pl" || k == "pr") {
-        p.fourValuePadding = true;
-        p.pad4[k == "pt" ? 0 : k == "pb" ? 1 : k == "pl" ? 2 : 3] = v;
-        continue;
-      }
-      const int dim = axis == 'd' ? 0 : axis == 'h' ? 1 : 2;
-      if (dim < first) {
-        *error = "key '" + k + "' names a dim the problem does not have";
-        return false;
-      }
-      int64_t* target = k[0] == 'k'   ? p.kernel
-                        : k[0] == 's' ? p.stride
-                        : k[0] == 'p' ? p.pad
-                                      : p.dilation;
-      target[dim] = v;
+  }
+  for (const auto& s : settings) {
+    const std::string& k = s.key;
+    const int64_t v = s.value;
+    if (isFourValuePadKey(k)) {
+      p.pad4[k == "pt" ? 0 : k == "pb" ? 1 : k == "pl" ? 2 : 3] = v;
+      continue;
     }
+    const bool perDim = k.size() >= 2 && k != "dl" && k != "op" &&
+                        (k[0] == 'k' || k[0] == 's' || k[0] == 'p' || k.rfind("dl", 0) == 0);
+    if (!perDim) continue;
+    const char axis = k.back();
+    const int dim = axis == 'd' ? 0 : axis == 'h' ? 1 : 2;
+    if (dim < first) {
+      *error = "key '" + k + "' names a dim the problem does not have";
+      return false;
+    }
+    int64_t* target = k[0] == 'k'   ? p.kernel
+                      : k[0] == 's' ? p.stride
+                      : k[0] == 'p' ? p.pad
+                                    : p.dilation;
+    target[dim] = v;
   }
-  if (p.fourValuePadding && p.spatialDims != 2) {
-    *error = "pt/pb/pl/pr need a 2D problem";
+  // The API takes groups as an int.
+  if (p.groups > 2147483647) {
+    *error = "g must fit the API's int (at most 2147483647), got " + std::to_string(p.groups);
     return false;
   }
-  if (p.groups < 1 || p.inChannels % p.groups || p.outChannels % p.groups) {
-    *error = "groups must divide both channel counts";
-    return false;
+  static const char* const dimNames[] = {"d", "h", "w"};
+  for (int d = first; d < 3; ++d) {
+    int64_t extent = 0;
+    if (!inferExtent(p, d, &extent)) {
+      *error = std::string("the gradOutput extent of dim ") + dimNames[d] +
+               " overflows 64-bit arithmetic";
+      return false;
+    }
   }
   p.name = text;
   *spec = p;

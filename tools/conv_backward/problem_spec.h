@@ -31,7 +31,10 @@ struct ProblemSpec {
   int64_t pad4[4] = {0, 0, 0, 0};  // top, bottom, left, right
   bool transposed = false;
 
-  // Tensor shapes as aclnnConvolutionBackward receives them.
+  // Tensor shapes as aclnnConvolutionBackward receives them. Values the
+  // operator refuses still give a shape: a dim with stride < 1 gets extent 1,
+  // groups < 1 count as 1 in the weight's channel dim, a negative inferred
+  // extent becomes 0 (phase 1 then says what is wrong).
   std::vector<int64_t> inputShape() const;
   std::vector<int64_t> weightShape() const;
   std::vector<int64_t> gradOutputShape() const;
@@ -46,6 +49,10 @@ struct ProblemSpec {
 };
 
 // Parses the compact form; on error returns false and sets *error.
+// Only the syntax is judged here (known keys, each given once, numbers that fit
+// 64 bits, a spatial size, shapes whose inference does not overflow): values
+// the operator refuses (stride 0, groups that do not divide the channels, ...)
+// are accepted, so that the tool can show the library's own status and message.
 bool parseProblem(const std::string& text, ProblemSpec* spec, std::string* error);
 
 // The built-in default set run by the tool without arguments.
