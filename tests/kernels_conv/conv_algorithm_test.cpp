@@ -1,0 +1,841 @@
+// The tester of the convolution algorithm registry (XNNPACK's
+// GemmMicrokernelTester idea): every entry of conv_registry.h that this CPU can
+// run is called directly on a seeded set of shapes aimed at the geometry it
+// claims and that it accepts, and each run is checked for
+//   - every output element against the float64 reference (1e-5 * sum|terms|),
+//   - outputs pre-filled with NaN fully overwritten, inputs untouched,
+//   - scratch of exactly scratchBytes(shape) whose guard bytes survive, and
+//     results that do not depend on what the scratch held before,
+//   - bit-identical results for 1, 2 and 3 threads.
+// Then the public passes are run under every ISA level the CPU supports
+// (forceIsaForTesting), checking that they report and run the first entry of
+// the registry that accepts the shape at that level. Entries and levels this
+// CPU cannot run are skipped visibly.
+
+#include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/thread_pool.h"
+#include "kernels/conv/conv_passes.h"
+#include "kernels/conv/conv_registry.h"
+#include "kernels/cpu/cpu_info.h"
+#include "kernels_conv/conv_test_support.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace {
+
+using namespace conv_test;  // NOLINT: the shared reference and scratch helpers
+
+constexpr Isa kAllIsas[] = {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx};
+
+const char* passName(ConvPass pass) {
+  switch (pass) {
+    case ConvPass::Forward:
+      return "forward";
+    case ConvPass::BackwardData:
+      return "backwardData";
+    case ConvPass::BackwardWeight:
+      return "backwardWeight";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------
+// Shapes aimed at each geometry the algorithms claim.
+
+// Channel structures: dense (any count 1..80, often just short of a multiple
+// of 16), grouped with 16-multiples per group, block-diagonal 4 or 8 per group,
+// depthwise, depthwise with a channel multiplier, small groups, groups large
+// enough for the GEMM path.
+enum class Channels { Dense, Grouped16, BlockDiagonal, Depthwise, Multiplier, SmallGroups, Wide };
+constexpr int kChannelKinds = 7;
+
+class ShapeGenerator {
+ public:
+  explicit ShapeGenerator(uint32_t seed) : rng_(seed) {}
+  std::mt19937& rng() { return rng_; }
+
+  // A random non-empty shape (every extent positive) whose reference costs at
+  // most `maxTerms` products.
+  ConvShape next(int64_t maxTerms) {
+    for (;;) {
+      ConvShape s;
+      s.batch = pick(1, 3);
+      channels(static_cast<Channels>(pick(0, kChannelKinds - 1)), &s);
+      if (!spatial(&s)) continue;
+      const int64_t terms =
+          s.batch * s.outChannels * (s.inChannels / s.groups) * volume(s.out) * volume(s.kernel);
+      if (terms > maxTerms) continue;
+      return s;
+    }
+  }
+
+ private:
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool chance(int percent) { return pick(0, 99) < percent; }
+
+  // 1..80, half the time within 3 of a multiple of 16 (tails of one block).
+  int64_t channelCount() { return chance(50) ? pick(1, 80) : 16 * pick(1, 5) - pick(0, 3); }
+
+  void channels(Channels kind, ConvShape* s) {
+    switch (kind) {
+      case Channels::Dense:
+        s->groups = 1;
+        s->inChannels = channelCount();
+        s->outChannels = chance(30) ? s->inChannels : channelCount();
+        return;
+      case Channels::Grouped16:
+        s->groups = pick(2, 4);
+        s->inChannels = s->groups * 16 * pick(1, s->groups == 2 ? 2 : 1);
+        s->outChannels = s->groups * 16 * pick(1, s->groups == 2 ? 2 : 1);
+        return;
+      case Channels::BlockDiagonal: {
+        s->groups = pick(2, 12);
+        const int perGroup = chance(80) ? (chance(50) ? 4 : 8) : pick(2, 7);  // near misses too
+        s->inChannels = s->groups * perGroup;
+        s->outChannels = s->groups * (chance(85) ? perGroup : pick(2, 8));
+        return;
+      }
+      case Channels::Depthwise:
+        s->groups = chance(50) ? pick(2, 80) : 16 * pick(1, 4) + pick(-2, 1);
+        s->inChannels = s->outChannels = s->groups;
+        return;
+      case Channels::Multiplier:
+        s->groups = pick(2, 24);
+        s->inChannels = s->groups;
+        s->outChannels = s->groups * pick(2, 3);
+        return;
+      case Channels::SmallGroups:
+        s->groups = pick(2, 8);
+        s->inChannels = s->groups * pick(1, 8);
+        s->outChannels = s->groups * pick(1, 8);
+        return;
+      case Channels::Wide:
+        s->groups = pick(2, 4);
+        s->inChannels = s->groups * pick(8, 20);
+        s->outChannels = s->groups * pick(8, 20);
+        return;
+    }
+  }
+
+  // 1, 2 or 3 active dims (the rest lifted): kernels 1..5, strides 1..4,
+  // dilation 1..3, padding 0..3 (sometimes larger than the kernel), tiny
+  // sizes down to a single output, sometimes a long row (several work items),
+  // and `out` sometimes short of the full extent.
+  bool spatial(ConvShape* s) {
+    const int dims = pick(1, 3);
+    const bool longRow = chance(12);
+    for (int d = 3 - dims; d < 3; ++d) {
+      int maxIn = dims == 3 ? 7 : dims == 2 ? 12 : 30;
+      if (longRow && d == 2) maxIn = dims == 1 ? 300 : 130;
+      s->in[d] = pick(1, maxIn);
+      s->kernel[d] = chance(30) ? 1 : pick(1, 5);
+      s->stride[d] = chance(50) ? 1 : chance(45) ? 2 : pick(3, 4);
+      s->dilation[d] = chance(65) ? 1 : pick(2, 3);
+      s->padBefore[d] = chance(10) ? pick(4, 7) : pick(0, 3);
+      const int64_t padAfter = chance(10) ? pick(4, 7) : pick(0, 3);
+      const int64_t span = s->dilation[d] * (s->kernel[d] - 1) + 1;
+      const int64_t padded = s->in[d] + s->padBefore[d] + padAfter;
+      if (padded < span) return false;
+      const int64_t full = (padded - span) / s->stride[d] + 1;
+      s->out[d] = chance(25) ? pick(1, static_cast<int>(full)) : full;
+    }
+    return true;
+  }
+
+  std::mt19937 rng_;
+};
+
+// ---------------------------------------------------------------------------
+// Operands, outputs and checks of one pass.
+
+struct PassOperands {
+  std::vector<float> a, b;  // (x, w), (dy, w) or (x, dy), as ConvAlgorithm::run takes them
+  Reference reference;
+  int64_t outputCount = 0;
+};
+
+PassOperands makeOperands(ConvPass pass, const ConvShape& s, std::mt19937& rng) {
+  PassOperands op;
+  switch (pass) {
+    case ConvPass::Forward:
+      op.a = randomValues(xCount(s), rng);
+      op.b = randomValues(wCount(s), rng);
+      op.reference = referenceForward(s, op.a, op.b);
+      op.outputCount = yCount(s);
+      break;
+    case ConvPass::BackwardData:
+      op.a = randomValues(yCount(s), rng);
+      op.b = randomValues(wCount(s), rng);
+      op.reference = referenceBackwardData(s, op.a, op.b);
+      op.outputCount = xCount(s);
+      break;
+    case ConvPass::BackwardWeight:
+      op.a = randomValues(xCount(s), rng);
+      op.b = randomValues(yCount(s), rng);
+      op.reference = referenceBackwardWeight(s, op.a, op.b);
+      op.outputCount = wCount(s);
+      break;
+  }
+  return op;
+}
+
+// Coordinates of output element `i` of `pass`, for failure messages.
+std::string coordinates(ConvPass pass, const ConvShape& s, int64_t i) {
+  int64_t extent[5];
+  const char* names[5];
+  if (pass == ConvPass::BackwardWeight) {
+    const int64_t e[5] = {s.outChannels, s.inChannels / s.groups, s.kernel[0], s.kernel[1],
+                          s.kernel[2]};
+    const char* n[5] = {"oc", "icg", "kd", "kh", "kw"};
+    for (int k = 0; k < 5; ++k) extent[k] = e[k], names[k] = n[k];
+  } else {
+    const bool dx = pass == ConvPass::BackwardData;
+    const int64_t* sp = dx ? s.in : s.out;
+    const int64_t e[5] = {s.batch, dx ? s.inChannels : s.outChannels, sp[0], sp[1], sp[2]};
+    const char* n[5] = {"n", "c", "d", "h", "w"};
+    for (int k = 0; k < 5; ++k) extent[k] = e[k], names[k] = n[k];
+  }
+  int64_t index[5];
+  for (int k = 4; k >= 0; --k) {
+    index[k] = i % extent[k];
+    i /= extent[k];
+  }
+  std::ostringstream out;
+  for (int k = 0; k < 5; ++k) out << (k ? " " : "") << names[k] << index[k];
+  return out.str();
+}
+
+// The first element the pass left as NaN, or -1.
+int64_t firstNaN(const std::vector<float>& got) {
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::isnan(got[i])) return static_cast<int64_t>(i);
+  return -1;
+}
+
+constexpr double kRelative = 1e-5;
+constexpr double kAbsolute = 1e-30;  // an all-zero sum must come out (almost) exactly zero
+
+// Checks `got` in full and says where it first goes wrong: which pass, element
+// and coordinates, expected vs got. `who` names the algorithm and the shape.
+::testing::AssertionResult checkOutput(const std::string& who, ConvPass pass, const ConvShape& s,
+                                       const PassOperands& op, const std::vector<float>& got) {
+  const int64_t nan = firstNaN(got);
+  if (nan >= 0) {
+    return ::testing::AssertionFailure()
+           << who << ": " << passName(pass) << " left element " << nan << " ("
+           << coordinates(pass, s, nan) << ") unwritten (NaN; expected " << op.reference.value[nan]
+           << ")";
+  }
+  int64_t wrong = 0, first = -1;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double tolerance = kRelative * op.reference.magnitude[i] + kAbsolute;
+    if (!(std::fabs(static_cast<double>(got[i]) - op.reference.value[i]) <= tolerance)) {
+      if (first < 0) first = static_cast<int64_t>(i);
+      ++wrong;
+    }
+  }
+  if (first < 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << who << ": " << passName(pass) << " element " << first << " ("
+         << coordinates(pass, s, first) << "): got " << got[first] << " expected "
+         << op.reference.value[first] << " (sum |terms| " << op.reference.magnitude[first] << "); "
+         << wrong << " of " << got.size() << " elements wrong";
+}
+
+::testing::AssertionResult sameBits(const std::string& who, ConvPass pass, const ConvShape& s,
+                                    const std::vector<float>& one, const std::vector<float>& other,
+                                    int threads) {
+  for (size_t i = 0; i < one.size(); ++i) {
+    if (std::memcmp(&one[i], &other[i], sizeof(float)) != 0) {
+      return ::testing::AssertionFailure()
+             << who << ": " << passName(pass) << " differs between 1 and " << threads
+             << " threads at element " << i << " (" << coordinates(pass, s, i) << "): " << one[i]
+             << " vs " << other[i];
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Restores the default thread count and ISA whatever a test does.
+struct Restore {
+  ~Restore() {
+    setComputeThreadCount(0);
+    clearIsaForTesting();
+  }
+};
+
+std::string entryLabel(const char* algorithm, const ConvShape& s) {
+  return std::string(algorithm) + " on " + describe(s);
+}
+
+// Runs `pass` (through `run`) on one shape with each thread count and checks
+// everything the registry promises. The scratch is sized (`scratchBytes()`)
+// after the thread count is set, as conv_passes.h asks. Returns false on a
+// failure.
+template <typename Bytes, typename Run>
+bool checkRuns(const std::string& name, ConvPass pass, const ConvShape& s, Bytes&& scratchBytes,
+               const PassOperands& op, const int* threadCounts, int threadCountCount, Run&& run) {
+  const std::vector<float> a = op.a, b = op.b;
+  // The scratch body is filled differently for each thread count: results
+  // must not depend on what it held.
+  const unsigned char fills[3] = {0xff, 0x00, 0xcd};
+  std::vector<float> first;
+  for (int t = 0; t < threadCountCount; ++t) {
+    const int threads = threadCounts[t];
+    setComputeThreadCount(threads);
+    std::vector<float> out = poisoned(op.outputCount);
+    const uint64_t bytes = scratchBytes();
+    Scratch scratch(bytes, fills[t % 3]);
+    run(a.data(), b.data(), out.data(), scratch.get());
+    if (!scratch.guardsIntact()) {
+      ADD_FAILURE() << name << ": " << passName(pass) << " wrote outside its " << bytes
+                    << "-byte scratch with " << threads << " threads";
+      return false;
+    }
+    if (a != op.a || b != op.b) {
+      ADD_FAILURE() << name << ": " << passName(pass) << " modified an input";
+      return false;
+    }
+    if (t == 0) {
+      const ::testing::AssertionResult ok = checkOutput(name, pass, s, op, out);
+      if (!ok) {
+        ADD_FAILURE() << ok.message() << " [" << threads << " threads]";
+        return false;
+      }
+      first = std::move(out);
+    } else {
+      const ::testing::AssertionResult same = sameBits(name, pass, s, first, out, threads);
+      if (!same) {
+        ADD_FAILURE() << same.message();
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Every registry entry, run directly.
+
+// ACLNN_CPU_TEST_VERBOSE=1 prints every shape before it runs (to find the
+// shape behind a crash). For a longer soak, ACLNN_CPU_TEST_SHAPES sets the
+// accepted shapes per entry and ACLNN_CPU_TEST_SEED changes the seeds.
+bool verbose() {
+  static const bool on = std::getenv("ACLNN_CPU_TEST_VERBOSE") != nullptr;
+  return on;
+}
+
+int64_t environmentNumber(const char* name, int64_t fallback) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return fallback;
+  char* end = nullptr;
+  const long long n = std::strtoll(value, &end, 10);
+  return *end == '\0' && n > 0 ? n : fallback;
+}
+
+constexpr int kShapesPerEntry = 150;
+constexpr int kMaxAttempts = 60000;
+constexpr int64_t kMaxTerms = 1500000;
+
+// What the accepted shapes of one entry covered, printed with its result so
+// that a generator that drifts away from a geometry shows.
+struct Coverage {
+  int dims[4] = {0, 0, 0, 0};
+  int strided = 0, strideWAbove2 = 0, dilated = 0, padAboveKernel = 0, cropped = 0, outOne = 0,
+      longRow = 0, channelTail = 0, pointwiseStrided = 0;
+
+  void add(const ConvShape& s) {
+    int active = 0;
+    bool st = false, dl = false, pk = false, cr = false, pw = false;
+    for (int d = 0; d < 3; ++d) {
+      if (s.in[d] > 1 || s.kernel[d] > 1 || s.out[d] > 1) active = 3 - d > active ? 3 - d : active;
+      st = st || s.stride[d] > 1;
+      dl = dl || s.dilation[d] > 1;
+      pk = pk || s.padBefore[d] >= s.kernel[d] * s.dilation[d];
+      pw = pw || (s.kernel[d] == 1 && s.stride[d] > 1);
+      const int64_t full =
+          (s.in[d] + 2 * s.padBefore[d] - s.dilation[d] * (s.kernel[d] - 1) - 1) / s.stride[d] + 1;
+      cr = cr || s.out[d] < full;
+    }
+    ++dims[active];
+    strided += st;
+    strideWAbove2 += s.stride[2] > 2;
+    dilated += dl;
+    padAboveKernel += pk;
+    cropped += cr;
+    pointwiseStrided += pw;
+    outOne += volume(s.out) == 1;
+    longRow += s.out[2] > 112 || s.out[1] * s.in[2] > 112;
+    channelTail += s.inChannels % 16 != 0 || s.outChannels % 16 != 0;
+  }
+  std::string str() const {
+    std::ostringstream out;
+    out << "0D/1D/2D/3D " << dims[0] << "/" << dims[1] << "/" << dims[2] << "/" << dims[3]
+        << ", strided " << strided << " (w>2: " << strideWAbove2 << ", 1x1: " << pointwiseStrided
+        << "), dilated " << dilated << ", pad>=span " << padAboveKernel << ", short out " << cropped
+        << ", out 1 " << outOne << ", rows>112 " << longRow << ", channel tails " << channelTail;
+    return out.str();
+  }
+};
+
+class ConvAlgorithmEntry : public ::testing::TestWithParam<int> {};
+
+TEST_P(ConvAlgorithmEntry, MatchesReferenceOnAcceptedShapes) {
+  const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
+  if (algorithm.minimumIsa > detectedIsa()) {
+    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
+                 << ", this CPU has " << isaName(detectedIsa());
+  }
+  Restore restore;
+  const int64_t wanted = environmentNumber("ACLNN_CPU_TEST_SHAPES", kShapesPerEntry);
+  const uint32_t seed = static_cast<uint32_t>(environmentNumber("ACLNN_CPU_TEST_SEED", 0x5eed0000));
+  ShapeGenerator shapes(seed + static_cast<uint32_t>(GetParam()));
+  const int threads[3] = {1, 2, 3};
+  int accepted = 0, attempts = 0, failures = 0;
+  Coverage coverage;
+  while (accepted < wanted && attempts < kMaxAttempts * (wanted / kShapesPerEntry + 1)) {
+    ++attempts;
+    const ConvShape s = shapes.next(kMaxTerms);
+    if (!algorithm.accepts(s)) continue;
+    ++accepted;
+    coverage.add(s);
+    if (verbose()) std::fprintf(stderr, "%s: %s\n", algorithm.name, describe(s).c_str());
+    const PassOperands op = makeOperands(algorithm.pass, s, shapes.rng());
+    const bool ok = checkRuns(
+        entryLabel(algorithm.name, s), algorithm.pass, s, [&] { return algorithm.scratchBytes(s); },
+        op, threads, 3,
+        [&](const float* a, const float* b, float* out, void* scratch) {
+          algorithm.run(s, a, b, out, scratch);
+        });
+    if (!ok && ++failures >= 5) break;  // enough to go on; keep the log readable
+  }
+  std::printf("[ registry ] %-36s %3d accepted of %5d tried, %d failing\n[ registry ]   %s\n",
+              algorithm.name, accepted, attempts, failures, coverage.str().c_str());
+  if (failures < 5) {
+    EXPECT_GE(accepted, wanted) << algorithm.name << " accepted only " << accepted << " of "
+                                << attempts
+                                << " generated shapes: the generator misses its geometry";
+  }
+}
+
+// Hand-picked edges: row segments of the blocked kernels (112 positions)
+// exactly full and one over, flattened 2D rows at the boundary, single
+// outputs, windows entirely in the padding, odd block counts per group,
+// partial channel blocks, every stride phase count up to 64, mixed reduced
+// 1x1 strided dims, many weight-gradient rows.
+struct DimSpec {
+  int64_t in, kernel, stride, pad, dilation;
+  int64_t out;  // 0: the full extent with padBefore == padAfter
+};
+
+ConvShape edgeShape(int64_t batch, int64_t cin, int64_t cout, int64_t groups, DimSpec d0,
+                    DimSpec d1, DimSpec d2) {
+  ConvShape s;
+  s.batch = batch;
+  s.inChannels = cin;
+  s.outChannels = cout;
+  s.groups = groups;
+  const DimSpec dims[3] = {d0, d1, d2};
+  for (int d = 0; d < 3; ++d) {
+    const DimSpec& e = dims[d];
+    s.in[d] = e.in;
+    s.kernel[d] = e.kernel;
+    s.stride[d] = e.stride;
+    s.padBefore[d] = e.pad;
+    s.dilation[d] = e.dilation;
+    s.out[d] =
+        e.out > 0 ? e.out : (e.in + 2 * e.pad - e.dilation * (e.kernel - 1) - 1) / e.stride + 1;
+  }
+  return s;
+}
+
+std::vector<ConvShape> edgeShapes() {
+  const DimSpec unit{1, 1, 1, 0, 1, 0};
+  std::vector<ConvShape> v;
+  for (int64_t w : {110, 112, 113, 224, 225}) {  // row segments, stride 1 and 2
+    v.push_back(edgeShape(1, 16, 16, 1, unit, unit, {w, 3, 1, 1, 1, 0}));
+    v.push_back(edgeShape(1, 32, 17, 1, unit, unit, {2 * w, 3, 2, 1, 1, 0}));
+    v.push_back(edgeShape(2, 17, 17, 17, unit, unit, {w, 3, 1, 1, 1, 0}));
+    v.push_back(edgeShape(1, 33, 33, 33, unit, unit, {2 * w + 1, 5, 2, 2, 1, 0}));
+  }
+  for (int64_t h : {6, 7, 8}) {  // flattened rows of 7 * 16 = 112 staged columns
+    v.push_back(edgeShape(1, 16, 32, 1, unit, {h, 3, 1, 1, 1, 0}, {14, 3, 1, 1, 1, 0}));
+    v.push_back(edgeShape(1, 48, 48, 48, unit, {h, 3, 1, 1, 1, 0}, {14, 3, 1, 1, 1, 0}));
+  }
+  // Single outputs: kernel covering all of x, and 1x1x1 everything.
+  v.push_back(edgeShape(2, 16, 16, 1, unit, {3, 3, 1, 0, 1, 0}, {3, 3, 1, 0, 1, 0}));
+  v.push_back(edgeShape(3, 32, 32, 32, {2, 2, 1, 0, 1, 0}, {3, 3, 1, 0, 1, 0}, {3, 3, 1, 0, 1, 0}));
+  v.push_back(edgeShape(1, 16, 16, 1, unit, unit, unit));
+  v.push_back(edgeShape(1, 64, 64, 4, unit, unit, unit));
+  // Windows entirely in the padding (rows and columns that read only zeros).
+  v.push_back(edgeShape(1, 16, 16, 1, unit, {2, 1, 1, 3, 1, 8}, {3, 2, 1, 4, 1, 10}));
+  v.push_back(edgeShape(2, 16, 16, 16, unit, {2, 1, 1, 3, 1, 8}, {3, 2, 2, 4, 1, 6}));
+  v.push_back(edgeShape(1, 32, 16, 1, unit, {1, 3, 3, 5, 2, 0}, {2, 3, 2, 6, 3, 0}));
+  // Odd output blocks per group, partial blocks, block-diagonal groups.
+  v.push_back(edgeShape(2, 32, 96, 2, unit, {5, 3, 1, 1, 1, 0}, {6, 3, 1, 1, 1, 0}));
+  v.push_back(edgeShape(1, 48, 40, 1, unit, {5, 3, 2, 1, 1, 0}, {9, 3, 2, 1, 1, 0}));
+  v.push_back(edgeShape(1, 15, 16, 1, unit, {4, 2, 1, 0, 1, 0}, {7, 2, 1, 1, 1, 0}));
+  v.push_back(edgeShape(1, 12, 12, 3, unit, {5, 3, 1, 1, 1, 0}, {5, 3, 1, 1, 1, 0}));
+  v.push_back(edgeShape(2, 40, 40, 5, unit, {5, 3, 2, 1, 1, 0}, {6, 3, 1, 1, 1, 0}));
+  v.push_back(edgeShape(1, 24, 24, 6, {3, 3, 1, 1, 1, 0}, {4, 3, 1, 1, 1, 0}, {4, 3, 2, 1, 1, 0}));
+  v.push_back(edgeShape(1, 80, 80, 10, unit, {6, 3, 1, 1, 2, 0}, {6, 3, 1, 2, 2, 0}));
+  // Backward-data stride phases: 64 (8 x 8, 4 x 4 x 4), stride above the
+  // kernel, stride and dilation sharing a factor.
+  v.push_back(edgeShape(1, 16, 16, 1, unit, {17, 3, 8, 1, 1, 0}, {18, 2, 8, 0, 1, 0}));
+  v.push_back(edgeShape(1, 16, 16, 1, {9, 2, 4, 0, 1, 0}, {9, 3, 4, 1, 1, 0}, {10, 4, 4, 1, 1, 0}));
+  v.push_back(edgeShape(1, 16, 32, 1, unit, {11, 2, 3, 0, 1, 0}, {12, 2, 4, 1, 1, 0}));
+  v.push_back(edgeShape(1, 32, 16, 1, unit, {12, 3, 2, 2, 2, 0}, {13, 3, 4, 2, 2, 0}));
+  v.push_back(edgeShape(1, 32, 32, 32, unit, {12, 3, 4, 2, 2, 0}, {13, 5, 2, 3, 3, 0}));
+  // 1x1 strided dims (subsampled) mixed with ordinary ones.
+  v.push_back(edgeShape(2, 32, 48, 1, unit, {13, 1, 3, 0, 1, 0}, {14, 3, 2, 1, 1, 0}));
+  v.push_back(edgeShape(1, 16, 16, 1, {5, 1, 2, 1, 1, 0}, {7, 1, 3, 1, 1, 0}, {9, 1, 2, 0, 1, 0}));
+  v.push_back(edgeShape(1, 16, 16, 16, unit, {9, 1, 4, 2, 1, 0}, {9, 3, 1, 1, 1, 0}));
+  // Many weight-gradient rows (every reduction chunk busy), batch 3.
+  v.push_back(edgeShape(3, 16, 16, 1, unit, {150, 3, 1, 1, 1, 0}, {5, 3, 1, 1, 1, 0}));
+  v.push_back(edgeShape(3, 32, 32, 32, unit, {150, 3, 1, 1, 1, 0}, {9, 3, 1, 1, 1, 0}));
+  v.push_back(edgeShape(1, 32, 32, 1, {4, 3, 1, 1, 1, 0}, {6, 3, 1, 1, 1, 0}, {6, 3, 1, 1, 1, 0}));
+  return v;
+}
+
+TEST_P(ConvAlgorithmEntry, MatchesReferenceOnEdgeShapes) {
+  const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
+  if (algorithm.minimumIsa > detectedIsa()) {
+    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
+                 << ", this CPU has " << isaName(detectedIsa());
+  }
+  Restore restore;
+  std::mt19937 rng(4242 + GetParam());
+  const int threads[3] = {1, 2, 3};
+  int accepted = 0, total = 0;
+  for (const ConvShape& s : edgeShapes()) {
+    ++total;
+    if (!algorithm.accepts(s)) continue;
+    ++accepted;
+    if (verbose()) std::fprintf(stderr, "%s: %s\n", algorithm.name, describe(s).c_str());
+    const PassOperands op = makeOperands(algorithm.pass, s, rng);
+    checkRuns(
+        entryLabel(algorithm.name, s), algorithm.pass, s, [&] { return algorithm.scratchBytes(s); },
+        op, threads, 3,
+        [&](const float* a, const float* b, float* out, void* scratch) {
+          algorithm.run(s, a, b, out, scratch);
+        });
+  }
+  std::printf("[ edges    ] %-36s %2d of %2d edge shapes accepted\n", algorithm.name, accepted,
+              total);
+}
+
+std::string entryName(const ::testing::TestParamInfo<int>& info) {
+  std::string name = convAlgorithmAt(info.param).name;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, ConvAlgorithmEntry, ::testing::Range(0, convAlgorithmCount()),
+                         entryName);
+
+// The tester itself: each kind of wrong result must be reported.
+TEST(ConvAlgorithmTester, ReportsEveryKindOfWrongResult) {
+  Restore restore;
+  std::mt19937 rng(5);
+  const ConvShape s =
+      edgeShape(1, 3, 4, 1, {1, 1, 1, 0, 1, 0}, {4, 3, 1, 1, 1, 0}, {5, 3, 2, 1, 1, 0});
+  const PassOperands op = makeOperands(ConvPass::Forward, s, rng);
+  const int threads[3] = {1, 2, 3};
+  const auto bytes = [] { return uint64_t{64}; };
+  const auto correct = [&](float* out) {
+    for (int64_t i = 0; i < op.outputCount; ++i) out[i] = static_cast<float>(op.reference.value[i]);
+  };
+  const auto check = [&](auto&& run) {
+    return checkRuns("fake", ConvPass::Forward, s, bytes, op, threads, 3, run);
+  };
+  EXPECT_TRUE(check([&](const float*, const float*, float* out, void*) { correct(out); }));
+  EXPECT_NONFATAL_FAILURE(check([&](const float*, const float*, float* out, void*) {
+                            correct(out);
+                            out[7] = std::numeric_limits<float>::quiet_NaN();
+                          }),
+                          "unwritten");
+  EXPECT_NONFATAL_FAILURE(check([&](const float*, const float*, float* out, void*) {
+                            correct(out);
+                            out[5] += 1e-3f;
+                          }),
+                          "element 5");
+  EXPECT_NONFATAL_FAILURE(check([&](const float*, const float*, float* out, void* scratch) {
+                            correct(out);
+                            static_cast<unsigned char*>(scratch)[64] = 0;
+                          }),
+                          "wrote outside");
+  EXPECT_NONFATAL_FAILURE(check([&](const float*, const float*, float* out, void* scratch) {
+                            correct(out);
+                            static_cast<unsigned char*>(scratch)[-1] = 0;
+                          }),
+                          "wrote outside");
+  EXPECT_NONFATAL_FAILURE(check([&](const float*, const float*, float* out, void*) {
+                            correct(out);
+                            if (computeThreadCount() == 3) out[2] = std::nextafter(out[2], 10.0f);
+                          }),
+                          "differs between 1 and 3 threads");
+  EXPECT_NONFATAL_FAILURE(check([&](const float* a, const float*, float* out, void*) {
+                            correct(out);
+                            const_cast<float*>(a)[0] = 0.5f;
+                          }),
+                          "modified an input");
+}
+
+TEST(ConvRegistry, EveryPassEndsWithAnEntryThatTakesEverything) {
+  // The selection falls back on the last entry of each pass: it must need
+  // nothing above scalar.
+  for (ConvPass pass : {ConvPass::Forward, ConvPass::BackwardData, ConvPass::BackwardWeight}) {
+    const ConvAlgorithm* last = nullptr;
+    for (int i = 0; i < convAlgorithmCount(); ++i)
+      if (convAlgorithmAt(i).pass == pass) last = &convAlgorithmAt(i);
+    ASSERT_NE(last, nullptr) << passName(pass);
+    EXPECT_EQ(last->minimumIsa, Isa::Scalar) << last->name;
+    ShapeGenerator shapes(99);
+    for (int i = 0; i < 200; ++i) {
+      const ConvShape s = shapes.next(kMaxTerms);
+      EXPECT_TRUE(last->accepts(s)) << last->name << " refuses " << describe(s);
+    }
+  }
+}
+
+TEST(ConvRegistry, NamesAreUniqueAndSayTheirPass) {
+  const char* tags[3] = {"_fwd_", "_bwdd_", "_bwdw_"};
+  for (int i = 0; i < convAlgorithmCount(); ++i) {
+    const ConvAlgorithm& a = convAlgorithmAt(i);
+    EXPECT_NE(std::strstr(a.name, tags[static_cast<int>(a.pass)]), nullptr) << a.name;
+    for (int j = 0; j < i; ++j) EXPECT_STRNE(a.name, convAlgorithmAt(j).name);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The public passes under each ISA level.
+
+const ConvAlgorithm* findAlgorithm(const char* name) {
+  for (int i = 0; i < convAlgorithmCount(); ++i)
+    if (std::strcmp(convAlgorithmAt(i).name, name) == 0) return &convAlgorithmAt(i);
+  return nullptr;
+}
+
+// The registry's rule, restated: the first entry of the pass whose ISA the
+// level covers and that accepts the shape.
+const ConvAlgorithm* firstAccepting(ConvPass pass, const ConvShape& s, Isa level) {
+  for (int i = 0; i < convAlgorithmCount(); ++i) {
+    const ConvAlgorithm& a = convAlgorithmAt(i);
+    if (a.pass == pass && a.minimumIsa <= level && a.accepts(s)) return &a;
+  }
+  return nullptr;
+}
+
+struct PublicPass {
+  ConvPass pass;
+  uint64_t (*scratchBytes)(const ConvShape&);
+  const char* (*algorithmName)(const ConvShape&);
+  void (*run)(const ConvShape&, const float*, const float*, float*, void*);
+};
+
+const PublicPass kPublicPasses[] = {
+    {ConvPass::Forward, forwardScratchBytes, forwardAlgorithmName, convForward},
+    {ConvPass::BackwardData, backwardDataScratchBytes, backwardDataAlgorithmName, convBackwardData},
+    {ConvPass::BackwardWeight, backwardWeightScratchBytes, backwardWeightAlgorithmName,
+     convBackwardWeight},
+};
+
+class ConvPassesUnderIsa : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(ConvPassesUnderIsa, RunTheFirstAcceptingEntryOfTheLevel) {
+  const Isa level = GetParam();
+  if (level > detectedIsa()) {
+    GTEST_SKIP() << "ISA level " << isaName(level) << " is above what this CPU has ("
+                 << isaName(detectedIsa()) << ")";
+  }
+  Restore restore;
+  ASSERT_TRUE(forceIsaForTesting(level)) << isaName(level);
+  ASSERT_EQ(activeIsa(), level);
+  ShapeGenerator shapes(0x15a00000u + static_cast<uint32_t>(level));
+  const int threads[2] = {1, 2};
+  std::map<std::string, int> ran;
+  int failures = 0;
+  for (int i = 0; i < 90 && failures < 5; ++i) {
+    const ConvShape s = shapes.next(kMaxTerms);
+    for (const PublicPass& p : kPublicPasses) {
+      const char* name = p.algorithmName(s);
+      const ConvAlgorithm* reported = findAlgorithm(name);
+      const ConvAlgorithm* expected = firstAccepting(p.pass, s, level);
+      ASSERT_NE(reported, nullptr) << passName(p.pass) << " reports \"" << name
+                                   << "\", not a registry entry, for " << describe(s);
+      EXPECT_EQ(reported->pass, p.pass) << name;
+      EXPECT_LE(reported->minimumIsa, level)
+          << name << " reported under " << isaName(level) << " for " << describe(s);
+      EXPECT_EQ(reported, expected)
+          << "under " << isaName(level) << " for " << describe(s) << ": reports " << name
+          << ", first accepting is " << (expected ? expected->name : "none");
+      ++ran[name];
+      const PassOperands op = makeOperands(p.pass, s, shapes.rng());
+      const std::string label = std::string("public ") + passName(p.pass) + " (" + name +
+                                ", forced " + isaName(level) + ") on " + describe(s);
+      if (!checkRuns(
+              label, p.pass, s, [&] { return p.scratchBytes(s); }, op, threads, 2,
+              [&](const float* a, const float* b, float* out, void* scratch) {
+                p.run(s, a, b, out, scratch);
+              }))
+        ++failures;
+    }
+  }
+  std::printf("[ isa %-11s ]", isaName(level));
+  for (const auto& entry : ran) std::printf(" %s:%d", entry.first.c_str(), entry.second);
+  std::printf("\n");
+}
+
+std::string isaParamName(const ::testing::TestParamInfo<Isa>& info) { return isaName(info.param); }
+
+INSTANTIATE_TEST_SUITE_P(Levels, ConvPassesUnderIsa, ::testing::ValuesIn(kAllIsas), isaParamName);
+
+// The blocked direct convolution's plan claims these geometries; on a CPU
+// with AVX-512 the registry must give them to an AVX-512 entry (the generic
+// entries would be correct but slow, so the claims are checked here).
+ConvShape claimShape(int64_t cin, int64_t cout, int64_t groups, int dims, int64_t size,
+                     int64_t kernel, int64_t stride, int64_t pad, int64_t dilation = 1) {
+  ConvShape s;
+  s.batch = 2;
+  s.inChannels = cin;
+  s.outChannels = cout;
+  s.groups = groups;
+  for (int d = 3 - dims; d < 3; ++d) {
+    s.in[d] = size;
+    s.kernel[d] = kernel;
+    s.stride[d] = stride;
+    s.dilation[d] = dilation;
+    s.padBefore[d] = pad;
+    s.out[d] = (size + 2 * pad - dilation * (kernel - 1) - 1) / stride + 1;
+  }
+  return s;
+}
+
+TEST(ConvRegistry, BlockedClaimsGoToAvx512Entries) {
+  if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+  Restore restore;
+  ASSERT_TRUE(forceIsaForTesting(Isa::Avx512));
+  struct Claim {
+    const char* what;
+    ConvShape shape;
+    bool forward, backwardData, backwardWeight;
+  };
+  const Claim claims[] = {
+      {"dense 64ch 3x3", claimShape(64, 64, 1, 2, 14, 3, 1, 1), true, true, true},
+      {"dense 60->62ch (padded to 64)", claimShape(60, 62, 1, 2, 9, 3, 1, 1), true, true, true},
+      {"dense 3x3 stride 2", claimShape(32, 32, 1, 2, 15, 3, 2, 1), true, true, true},
+      {"dense 1x1 stride 2 (subsampled)", claimShape(32, 64, 1, 2, 14, 1, 2, 0), true, true, true},
+      {"dense 1D k3 dilation 2", claimShape(32, 32, 1, 1, 50, 3, 1, 2, 2), true, true, true},
+      {"dense 3D 3x3x3", claimShape(16, 16, 1, 3, 6, 3, 1, 1), true, true, true},
+      {"dense 4x4 stride 4 (data: 16 phases)", claimShape(16, 32, 1, 2, 16, 4, 4, 0), false, true,
+       true},
+      {"grouped 2 x 32ch", claimShape(64, 64, 2, 2, 10, 3, 1, 1), true, true, true},
+      {"block-diagonal 8 per group", claimShape(64, 64, 8, 2, 10, 3, 1, 1), true, true, true},
+      {"block-diagonal 4 per group", claimShape(32, 32, 8, 2, 10, 3, 1, 1), true, true, true},
+      {"depthwise 3x3", claimShape(48, 48, 48, 2, 12, 3, 1, 1), true, true, true},
+      {"depthwise 3x3 stride 2", claimShape(40, 40, 40, 2, 12, 3, 2, 1), true, true, true},
+      {"depthwise 5x5 dilation 2", claimShape(32, 32, 32, 2, 13, 5, 1, 4, 2), true, true, true},
+  };
+  for (const Claim& c : claims) {
+    const bool expect[3] = {c.forward, c.backwardData, c.backwardWeight};
+    for (const PublicPass& p : kPublicPasses) {
+      if (!expect[static_cast<int>(p.pass)]) continue;
+      const ConvAlgorithm* a = findAlgorithm(p.algorithmName(c.shape));
+      ASSERT_NE(a, nullptr);
+      EXPECT_EQ(a->minimumIsa, Isa::Avx512) << c.what << " (" << describe(c.shape)
+                                            << "): " << passName(p.pass) << " runs " << a->name;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The ISA names and the override.
+
+TEST(CpuIsa, NamesRoundTripAndJunkIsRejected) {
+  for (Isa isa : kAllIsas) {
+    Isa parsed = isa == Isa::Scalar ? Isa::Amx : Isa::Scalar;
+    ASSERT_TRUE(parseIsa(isaName(isa), &parsed)) << isaName(isa);
+    EXPECT_EQ(parsed, isa) << isaName(isa);
+  }
+  EXPECT_STREQ(isaName(Isa::Scalar), "scalar");
+  EXPECT_STREQ(isaName(Isa::Avx2), "avx2");
+  EXPECT_STREQ(isaName(Isa::Avx512), "avx512");
+  EXPECT_STREQ(isaName(Isa::Avx512Bf16), "avx512_bf16");
+  EXPECT_STREQ(isaName(Isa::Amx), "amx");
+  const char* junk[] = {"",     "avx",     "avx5",     "avx512f", "avx512bf16", "avx2 ", " avx2",
+                        "sse4", "scalar2", "amx_bf16", "avx512_", "none",       "-1",    "2"};
+  for (const char* j : junk) {
+    Isa parsed = Isa::Avx2;
+    EXPECT_FALSE(parseIsa(j, &parsed)) << "\"" << j << "\"";
+  }
+  Isa parsed = Isa::Avx2;
+  EXPECT_FALSE(parseIsa(nullptr, &parsed));
+}
+
+TEST(CpuIsa, ForcingOnlyLowersAndClearRestores) {
+  Restore restore;
+  const Isa before = activeIsa();
+  EXPECT_LE(before, detectedIsa());
+  for (Isa isa : kAllIsas) {
+    if (isa > detectedIsa()) {
+      EXPECT_FALSE(forceIsaForTesting(isa)) << isaName(isa);
+      EXPECT_EQ(activeIsa(), before) << "a refused force changed the active ISA";
+    } else {
+      EXPECT_TRUE(forceIsaForTesting(isa)) << isaName(isa);
+      EXPECT_EQ(activeIsa(), isa);
+      clearIsaForTesting();
+      EXPECT_EQ(activeIsa(), before);
+    }
+  }
+}
+
+// Prints once which ISA levels the tests above run and which they skip.
+class IsaSummary : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    std::string tested, skipped;
+    for (Isa isa : kAllIsas) {
+      std::string& list = isa <= detectedIsa() ? tested : skipped;
+      list += list.empty() ? "" : " ";
+      list += isaName(isa);
+    }
+    int runnable = 0;
+    std::string skippedEntries;
+    for (int i = 0; i < convAlgorithmCount(); ++i) {
+      if (convAlgorithmAt(i).minimumIsa <= detectedIsa()) {
+        ++runnable;
+      } else {
+        skippedEntries += std::string(" ") + convAlgorithmAt(i).name;
+      }
+    }
+    std::printf(
+        "[ isa ] detected %s, active %s; levels tested: %s; skipped: %s\n"
+        "[ isa ] registry entries runnable here: %d of %d; skipped:%s\n",
+        isaName(detectedIsa()), isaName(activeIsa()), tested.c_str(),
+        skipped.empty() ? "none" : skipped.c_str(), runnable, convAlgorithmCount(),
+        skippedEntries.empty() ? " none" : skippedEntries.c_str());
+  }
+};
+
+[[maybe_unused]] const ::testing::Environment* const kIsaSummary =
+    ::testing::AddGlobalTestEnvironment(new IsaSummary);
+
+}  // namespace
+}  // namespace kernels
+}  // namespace aclcpu
