@@ -11,10 +11,18 @@
 
 #include "kernels/conv/blocked/blocked_kernels.h"
 
+// Sanitizer builds unroll the channel loop less: fully unrolled, these ~90
+// instantiations take most of an hour to instrument.
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
 namespace {
+
+#ifdef __SANITIZE_ADDRESS__
+constexpr int kChannelUnroll = 4;
+#else
+constexpr int kChannelUnroll = 16;
+#endif
 
 using TileFn = void (*)(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                         int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride);
@@ -31,7 +39,7 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
   for (int64_t k = 0; k < tapCount; ++k) {
     const float* src = in + taps[k];
     const float* wk = w + k * tapStride;
-#pragma GCC unroll 16
+#pragma GCC unroll kChannelUnroll
     for (int c = 0; c < 16; ++c) {
       __m512 wv[NB];
 #pragma GCC unroll 2
