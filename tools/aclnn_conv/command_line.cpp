@@ -232,7 +232,7 @@ void printHelp(std::FILE* out) {
       "  --progress WHEN  progress line on stderr for problems longer than a second:\n"
       "                   auto (when stderr is a terminal), on or off. Default auto.\n"
       "  -v, --verbose    after each problem, its shapes, workspace size and the\n"
-      "                   algorithm of each pass (when the library reports them).\n"
+      "                   kernel-layer algorithm of each requested pass.\n"
       "  --list           print the built-in problem set and exit.\n"
       "  -h, --help       print this help and exit.\n"
       "\n"

@@ -79,7 +79,7 @@ void ResultTable::printRow(const ProblemSpec& spec, const RunResult& r) {
       std::fprintf(out_, ", workspace %llu bytes\n",
                    static_cast<unsigned long long>(r.workspaceBytes));
       if (r.algorithms.empty()) {
-        std::fprintf(out_, "    algorithms: not reported by this library\n");
+        std::fprintf(out_, "    algorithms: none requested\n");
       } else {
         std::fprintf(out_, "    algorithms:");
         for (const PassAlgorithm& a : r.algorithms)

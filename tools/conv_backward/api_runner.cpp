@@ -13,6 +13,7 @@
 
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "host_dtype.h"
+#include "kernel_names.h"
 #include "reference/reference_conv.h"
 
 namespace {
@@ -113,11 +114,6 @@ class DeviceTensor {
   void* data_ = nullptr;
   aclTensor* tensor_ = nullptr;
 };
-
-// The per-pass algorithm names of a phase-1 executor. The kernel layer will
-// provide an API for them; until then the library reports none and --verbose
-// says so.
-std::vector<PassAlgorithm> passAlgorithms(const aclOpExecutor* /*executor*/) { return {}; }
 
 std::vector<float> randomValues(int64_t n, aclDataType dtype, std::mt19937& rng) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -341,7 +337,7 @@ RunResult runChecked(const ProblemSpec& spec, const RunOptions& options, aclrtSt
 
   RunResult result;
   result.workspaceBytes = workspaceSize;
-  result.algorithms = passAlgorithms(executor.get());
+  result.algorithms = kernelAlgorithms(spec, options.mask);
   result.seconds = 1e30;
   observer->stage("running");
   const int repeats = std::max(1, options.repeats);

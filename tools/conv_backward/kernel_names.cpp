@@ -1,0 +1,47 @@
+#include "kernel_names.h"
+
+#include "kernels/conv/conv_passes.h"
+
+namespace {
+
+using aclcpu::kernels::ConvShape;
+
+// The problem in the kernel layer's normal orientation, lifted to 3D: a
+// transposed convolution's gradOutput plays x and its input plays y.
+ConvShape normalShape(const ProblemSpec& spec) {
+  const std::vector<int64_t> x = spec.transposed ? spec.gradOutputShape() : spec.inputShape();
+  const std::vector<int64_t> y = spec.transposed ? spec.inputShape() : spec.gradOutputShape();
+  ConvShape s;
+  s.batch = x[0];
+  s.inChannels = x[1];
+  s.outChannels = y[1];
+  s.groups = spec.groups;
+  const int first = 3 - spec.spatialDims;
+  for (int d = first; d < 3; ++d) {
+    const size_t at = static_cast<size_t>(2 + d - first);
+    s.in[d] = x[at];
+    s.out[d] = y[at];
+    s.kernel[d] = spec.kernel[d];
+    s.stride[d] = spec.stride[d];
+    s.dilation[d] = spec.dilation[d];
+    s.padBefore[d] = spec.pad[d];
+  }
+  if (spec.fourValuePadding) {
+    s.padBefore[1] = spec.pad4[0];
+    s.padBefore[2] = spec.pad4[2];
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<PassAlgorithm> kernelAlgorithms(const ProblemSpec& spec, const bool mask[3]) {
+  const ConvShape s = normalShape(spec);
+  std::vector<PassAlgorithm> names;
+  if (mask[0]) {
+    names.push_back({"dX", spec.transposed ? aclcpu::kernels::forwardAlgorithmName(s)
+                                           : aclcpu::kernels::backwardDataAlgorithmName(s)});
+  }
+  if (mask[1]) names.push_back({"dW", aclcpu::kernels::backwardWeightAlgorithmName(s)});
+  return names;
+}

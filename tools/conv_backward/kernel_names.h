@@ -1,0 +1,14 @@
+#pragma once
+// The kernel-layer algorithm each pass of a problem runs (what oneDNN's
+// verbose mode prints). Computed by the kernel layer's own selection for the
+// problem's normalised shape on this CPU and ACLNN_CPU_ISA: the same pure
+// function of (shape, ISA) that the library evaluates in phase 2.
+
+#include <string>
+#include <vector>
+
+#include "api_runner.h"
+#include "problem_spec.h"
+
+// One entry per pass the mask requests ("dX", "dW"; gradBias is a channel sum).
+std::vector<PassAlgorithm> kernelAlgorithms(const ProblemSpec& spec, const bool mask[3]);
