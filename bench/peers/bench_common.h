@@ -15,6 +15,10 @@ namespace peers {
 struct TimingOptions {
   int warmups = 2;
   int repeats = 5;
+  // Slow cells stop early: no further warm-up once one took longer than this,
+  // and no further timed run once at least minRepeats took this long in total.
+  double cellBudgetSeconds = 1.5;
+  int minRepeats = 2;
 };
 
 // Inputs of one problem in PyTorch's contiguous layouts (NC[D]HW, and the
@@ -38,19 +42,29 @@ struct Measurement {
   Gradients gradients;
 };
 
-// Runs `body` warmups + repeats times and returns the fastest of the timed
-// runs in seconds; stops early (returning a negative value) if body fails.
+// Runs `body` up to warmups + repeats times (see TimingOptions for the early
+// stops) and returns the fastest of the timed runs in seconds; returns a
+// negative value as soon as body fails.
 template <typename Body>
 double bestSeconds(const TimingOptions& options, Body&& body) {
-  for (int i = 0; i < options.warmups; ++i)
-    if (!body()) return -1;
-  double best = 1e30;
-  for (int i = 0; i < (options.repeats < 1 ? 1 : options.repeats); ++i) {
+  auto timed = [&](double* seconds) {
     const auto start = std::chrono::steady_clock::now();
-    if (!body()) return -1;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool ok = body();
+    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return ok;
+  };
+  double elapsed = 0;
+  for (int i = 0; i < options.warmups; ++i) {
+    if (!timed(&elapsed)) return -1;
+    if (elapsed > options.cellBudgetSeconds) break;
+  }
+  double best = 1e30, total = 0;
+  const int repeats = options.repeats < 1 ? 1 : options.repeats;
+  for (int i = 0; i < repeats; ++i) {
+    if (!timed(&elapsed)) return -1;
     if (elapsed < best) best = elapsed;
+    total += elapsed;
+    if (i + 1 >= options.minRepeats && total > options.cellBudgetSeconds) break;
   }
   return best;
 }

@@ -33,6 +33,9 @@ class DeviceTensor {
     aclrtMemcpy(data_, bytes_, values.data(), values.size() * sizeof(float),
                 ACL_MEMCPY_HOST_TO_DEVICE);
   }
+  // Outputs are written before they are timed, so that no provider pays for
+  // first-touch page faults inside the timed runs.
+  void clear() { aclrtMemset(data_, bytes_, 0, bytes_); }
   std::vector<float> download() const {
     std::vector<float> values(bytes_ / sizeof(float));
     aclrtMemcpy(values.data(), bytes_, data_, bytes_, ACL_MEMCPY_DEVICE_TO_HOST);
@@ -57,83 +60,145 @@ std::string recentError(const char* what, int status) {
   return std::string(what) + " status " + std::to_string(status) + ": " + (message ? message : "");
 }
 
-}  // namespace
+using IntArray = std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray*)>;
+IntArray intArray(const std::vector<int64_t>& values) {
+  return IntArray(aclCreateIntArray(values.data(), values.size()), aclDestroyIntArray);
+}
 
-Measurement runOurs(const HostProblem& problem, const TimingOptions& options, aclrtStream stream) {
-  Measurement m;
-  const ProblemSpec& spec = problem.spec;
-  const auto inShape = spec.inputShape(), wShape = spec.weightShape(),
-             goShape = spec.gradOutputShape();
-  const int64_t biasChannels = goShape[1];
-  DeviceTensor gradOutput(goShape, formatForRank(goShape.size()));
-  DeviceTensor input(inShape, formatForRank(inShape.size()));
-  DeviceTensor weight(wShape, formatForRank(wShape.size()));
-  DeviceTensor gradInput(inShape, formatForRank(inShape.size()));
-  DeviceTensor gradWeight(wShape, formatForRank(wShape.size()));
-  DeviceTensor gradBias({biasChannels}, ACL_FORMAT_ND);
-  for (const DeviceTensor* t : {&gradOutput, &input, &weight, &gradInput, &gradWeight, &gradBias}) {
-    if (!t->valid()) {
-      m.error = "device allocation failed";
-      return m;
-    }
-  }
-  gradOutput.upload(problem.gradOutput);
-  input.upload(problem.input);
-  weight.upload(problem.weight);
+// All tensors and attributes of one problem, shared by every call made on it.
+struct Operands {
+  explicit Operands(const ProblemSpec& spec)
+      : gradOutput(spec.gradOutputShape(), formatForRank(spec.gradOutputShape().size())),
+        input(spec.inputShape(), formatForRank(spec.inputShape().size())),
+        weight(spec.weightShape(), formatForRank(spec.weightShape().size())),
+        gradInput(spec.inputShape(), formatForRank(spec.inputShape().size())),
+        gradWeight(spec.weightShape(), formatForRank(spec.weightShape().size())),
+        gradBias({spec.gradOutputShape()[1]}, ACL_FORMAT_ND),
+        stride(intArray(spec.strideArray())),
+        padding(intArray(spec.paddingArray())),
+        dilation(intArray(spec.dilationArray())),
+        outputPadding(intArray(spec.outputPaddingArray())),
+        biasSizes(intArray({spec.gradOutputShape()[1]})) {}
 
-  const auto strideV = spec.strideArray(), padV = spec.paddingArray(), dilV = spec.dilationArray(),
-             opV = spec.outputPaddingArray();
-  using IntArray = std::unique_ptr<aclIntArray, aclnnStatus (*)(const aclIntArray*)>;
-  IntArray stride(aclCreateIntArray(strideV.data(), strideV.size()), aclDestroyIntArray);
-  IntArray padding(aclCreateIntArray(padV.data(), padV.size()), aclDestroyIntArray);
-  IntArray dilation(aclCreateIntArray(dilV.data(), dilV.size()), aclDestroyIntArray);
-  IntArray outputPadding(aclCreateIntArray(opV.data(), opV.size()), aclDestroyIntArray);
-  IntArray biasSizes(aclCreateIntArray(&biasChannels, 1), aclDestroyIntArray);
-  const bool maskValues[3] = {true, true, true};
-  std::unique_ptr<aclBoolArray, aclnnStatus (*)(const aclBoolArray*)> mask(
-      aclCreateBoolArray(maskValues, 3), aclDestroyBoolArray);
-
-  uint64_t workspaceSize = 0;
-  aclOpExecutor* rawExecutor = nullptr;
-  const int8_t cubeMathType = 0;
-  aclnnStatus status = aclnnConvolutionBackwardGetWorkspaceSize(
-      gradOutput.get(), input.get(), weight.get(), biasSizes.get(), stride.get(), padding.get(),
-      dilation.get(), spec.transposed, outputPadding.get(), static_cast<int>(spec.groups),
-      mask.get(), cubeMathType, gradInput.get(), gradWeight.get(), gradBias.get(), &workspaceSize,
-      &rawExecutor);
-  if (status != 0) {
-    m.error = recentError("phase 1", status);
-    return m;
-  }
-  std::unique_ptr<aclOpExecutor, ExecutorDeleter> executor(rawExecutor);
-  aclSetAclOpExecutorRepeatable(executor.get());
-  std::unique_ptr<void, DeviceMemoryDeleter> workspace;
-  if (workspaceSize > 0) {
-    void* raw = nullptr;
-    if (aclrtMalloc(&raw, workspaceSize, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
-      m.error = "workspace allocation failed";
-      return m;
-    }
-    workspace.reset(raw);
+  bool valid() const {
+    for (const DeviceTensor* t : {&gradOutput, &input, &weight, &gradInput, &gradWeight, &gradBias})
+      if (!t->valid()) return false;
+    return true;
   }
 
-  m.seconds = bestSeconds(options, [&] {
-    status = aclnnConvolutionBackward(workspace.get(), workspaceSize, executor.get(), stream);
+  DeviceTensor gradOutput, input, weight, gradInput, gradWeight, gradBias;
+  IntArray stride, padding, dilation, outputPadding, biasSizes;
+};
+
+// One planned call: the repeatable executor of one outputMask and its workspace.
+class PlannedCall {
+ public:
+  bool plan(const ProblemSpec& spec, Operands& o, bool dx, bool dw, bool db, std::string* error) {
+    const bool maskValues[3] = {dx, dw, db};
+    std::unique_ptr<aclBoolArray, aclnnStatus (*)(const aclBoolArray*)> mask(
+        aclCreateBoolArray(maskValues, 3), aclDestroyBoolArray);
+    aclOpExecutor* raw = nullptr;
+    const int8_t cubeMathType = 0;
+    const aclnnStatus status = aclnnConvolutionBackwardGetWorkspaceSize(
+        o.gradOutput.get(), o.input.get(), o.weight.get(), o.biasSizes.get(), o.stride.get(),
+        o.padding.get(), o.dilation.get(), spec.transposed, o.outputPadding.get(),
+        static_cast<int>(spec.groups), mask.get(), cubeMathType, o.gradInput.get(),
+        o.gradWeight.get(), o.gradBias.get(), &workspaceSize_, &raw);
     if (status != 0) {
-      m.error = recentError("phase 2", status);
+      *error = recentError("phase 1", status);
+      return false;
+    }
+    executor_.reset(raw);
+    aclSetAclOpExecutorRepeatable(executor_.get());
+    if (workspaceSize_ > 0) {
+      void* memory = nullptr;
+      if (aclrtMalloc(&memory, workspaceSize_, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) {
+        *error = "workspace allocation failed";
+        return false;
+      }
+      aclrtMemset(memory, workspaceSize_, 0, workspaceSize_);
+      workspace_.reset(memory);
+    }
+    return true;
+  }
+
+  // Phase 2 and the stream synchronisation: what one timed call costs.
+  bool run(aclrtStream stream, std::string* error) {
+    const aclnnStatus status =
+        aclnnConvolutionBackward(workspace_.get(), workspaceSize_, executor_.get(), stream);
+    if (status != 0) {
+      *error = recentError("phase 2", status);
       return false;
     }
     const aclError sync = aclrtSynchronizeStream(stream);
     if (sync != ACL_SUCCESS) {
-      m.error = recentError("synchronize", sync);
+      *error = recentError("synchronize", sync);
       return false;
     }
     return true;
-  });
-  if (m.seconds < 0) return m;
-  m.gradients = {gradInput.download(), gradWeight.download(), gradBias.download()};
-  m.ok = true;
-  return m;
+  }
+
+  uint64_t workspaceSize() const { return workspaceSize_; }
+
+ private:
+  uint64_t workspaceSize_ = 0;
+  std::unique_ptr<aclOpExecutor, ExecutorDeleter> executor_;
+  std::unique_ptr<void, DeviceMemoryDeleter> workspace_;
+};
+
+}  // namespace
+
+OursResult runOurs(const HostProblem& problem, const TimingOptions& options, aclrtStream stream,
+                   bool split, bool fused) {
+  OursResult r;
+  const ProblemSpec& spec = problem.spec;
+  Operands o(spec);
+  if (!o.valid()) {
+    r.split.error = r.fused.error = "device allocation failed";
+    return r;
+  }
+  o.gradOutput.upload(problem.gradOutput);
+  o.input.upload(problem.input);
+  o.weight.upload(problem.weight);
+  auto download = [&] {
+    return Gradients{o.gradInput.download(), o.gradWeight.download(), o.gradBias.download()};
+  };
+  auto clearOutputs = [&] {
+    o.gradInput.clear();
+    o.gradWeight.clear();
+    o.gradBias.clear();
+  };
+
+  if (split) {
+    PlannedCall data, weights;
+    Measurement& m = r.split;
+    if (data.plan(spec, o, true, false, false, &m.error) &&
+        weights.plan(spec, o, false, true, true, &m.error)) {
+      r.dataWorkspace = data.workspaceSize();
+      r.weightWorkspace = weights.workspaceSize();
+      clearOutputs();
+      m.seconds = bestSeconds(
+          options, [&] { return data.run(stream, &m.error) && weights.run(stream, &m.error); });
+      if (m.seconds >= 0) {
+        m.gradients = download();
+        m.ok = true;
+      }
+    }
+  }
+  if (fused) {
+    PlannedCall all;
+    Measurement& m = r.fused;
+    if (all.plan(spec, o, true, true, true, &m.error)) {
+      r.fusedWorkspace = all.workspaceSize();
+      clearOutputs();
+      m.seconds = bestSeconds(options, [&] { return all.run(stream, &m.error); });
+      if (m.seconds >= 0) {
+        m.gradients = download();
+        m.ok = true;
+      }
+    }
+  }
+  return r;
 }
 
 }  // namespace peers

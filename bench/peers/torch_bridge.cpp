@@ -80,31 +80,37 @@ std::vector<TorchTiming> runTorch(const std::vector<ProblemSpec>& problems,
                                      ? ""
                                      : "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:"
                                        "glibc.malloc.trim_threshold=4294967296 ";
-  const std::string command = keepMemory + "OMP_NUM_THREADS=" + threads + " " +
-                              shellQuoted(options.python) + " " + shellQuoted(options.script) +
-                              " --threads " + threads + " --warmup " +
-                              std::to_string(options.warmups) + " --repeat " +
-                              std::to_string(options.repeats) + " < " + path;
+  const std::string modes =
+      std::string(options.split ? "split," : "") + (options.fused ? "fused" : "");
+  const std::string command =
+      keepMemory + "OMP_NUM_THREADS=" + threads + " " + shellQuoted(options.python) + " " +
+      shellQuoted(options.script) + " --threads " + threads + " --warmup " +
+      std::to_string(options.warmups) + " --repeat " + std::to_string(options.repeats) +
+      " --budget " + std::to_string(options.cellBudgetSeconds) + " --modes " + modes + " < " + path;
   FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) {
     unlink(path);
     *error = "cannot start " + options.python;
     return {};
   }
-  // The script prints "<index> <milliseconds> <descriptor> <backend...>" per
-  // problem (nan when it could not run it); lines starting '#' are comments.
+  // The script prints "<index> <split ms> <fused ms> <descriptor> <backend...>"
+  // per problem (nan where it did not run); lines starting '#' are comments.
   char line[1024];
   int parsed = 0;
+  auto seconds = [](const char* text) {
+    char* end = nullptr;
+    const double ms = std::strtod(text, &end);
+    return end != text && ms == ms ? ms * 1e-3 : -1.0;
+  };
   while (std::fgets(line, sizeof(line), pipe)) {
     size_t index = 0;
-    char value[64];
+    char split[64], fused[64];
     int consumed = 0;
-    if (std::sscanf(line, "%zu %63s %*s %n", &index, value, &consumed) < 2 ||
+    if (std::sscanf(line, "%zu %63s %63s %*s %n", &index, split, fused, &consumed) < 3 ||
         index >= problems.size())
       continue;
-    char* end = nullptr;
-    const double ms = std::strtod(value, &end);
-    if (end != value && ms == ms) timings[index].seconds = ms * 1e-3;
+    timings[index].splitSeconds = seconds(split);
+    timings[index].fusedSeconds = seconds(fused);
     std::string backend = consumed > 0 ? line + consumed : "";
     while (!backend.empty() && (backend.back() == '\n' || backend.back() == ' '))
       backend.pop_back();

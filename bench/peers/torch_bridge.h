@@ -17,6 +17,8 @@ struct TorchOptions {
   std::string python = "/usr/bin/python3";
   std::string script;
   int threads = 1, warmups = 2, repeats = 5;
+  double cellBudgetSeconds = 1.5;  // as TimingOptions
+  bool split = true, fused = true;
   // PyTorch allocates its gradients on every call. glibc's default then
   // returns large blocks to the kernel and faults them in again, which on a
   // VM such as ours costs more than the convolution (50-200 ms per call).
@@ -26,7 +28,8 @@ struct TorchOptions {
 };
 
 struct TorchTiming {
-  double seconds = -1;  // negative where PyTorch failed or could not run it
+  // Negative where PyTorch failed, could not run it, or the mode was not asked for.
+  double splitSeconds = -1, fusedSeconds = -1;
   std::string backend;  // the ConvBackend PyTorch picks, or why it did not run
 };
 

@@ -1,10 +1,13 @@
 #!/usr/bin/python3
-"""Times torch.ops.aten.convolution_backward (dX + dW + db, fp32, CPU).
+"""Times torch.ops.aten.convolution_backward (fp32, CPU), split and fused.
 
 Reads one JSON object per line (stdin or the file given), as printed by
 `conv_backward_vs_onednn --print-problems`, and prints per problem
-    <index> <best milliseconds> <descriptor> <PyTorch backend>
-("nan" when PyTorch cannot run the problem, e.g. asymmetric padding).
+    <index> <split ms> <fused ms> <descriptor> <PyTorch backend>
+where split is one call with output_mask [True, False, False] (dX) followed by
+one with [False, True, True] (dW, db), and fused one call with [True, True, True];
+each the best of the timed runs ("nan" when PyTorch cannot run the problem, e.g.
+asymmetric padding, or the mode was not asked for).
 Run with the Debian interpreter, /usr/bin/python3, which has python3-torch.
 """
 
@@ -16,14 +19,22 @@ import time
 import torch
 
 
-def best_ms(call, warmup, repeat):
+def best_ms(call, warmup, repeat, budget, min_repeat=2):
+    """Best of up to `repeat` timed runs after up to `warmup` runs; slow calls
+    stop early, exactly as the C++ side does (bench_common.h)."""
     for _ in range(warmup):
-        call()
-    best = float("inf")
-    for _ in range(max(1, repeat)):
         start = time.perf_counter()
         call()
-        best = min(best, time.perf_counter() - start)
+        if time.perf_counter() - start > budget:
+            break
+    best, total = float("inf"), 0.0
+    for i in range(max(1, repeat)):
+        start = time.perf_counter()
+        call()
+        elapsed = time.perf_counter() - start
+        best, total = min(best, elapsed), total + elapsed
+        if i + 1 >= min_repeat and total > budget:
+            break
     return best * 1e3
 
 
@@ -36,21 +47,30 @@ def backend_name(p, grad_input_probe, weight):
         return "?"
 
 
-def time_problem(p, warmup, repeat):
+def time_problem(p, args):
+    nan = float("nan")
     if p["padding"] is None:
-        return float("nan"), "asymmetric padding unsupported"
+        return nan, nan, "asymmetric padding unsupported"
     gen = torch.Generator().manual_seed(1)
     rand = lambda shape: torch.rand(shape, generator=gen) * 2 - 1
     grad_output, x, weight = rand(p["grad_output"]), rand(p["input"]), rand(p["weight"])
     bias_sizes = [p["grad_output"][1]]
 
-    def call():
+    def backward(mask):
         return torch.ops.aten.convolution_backward(
             grad_output, x, weight, bias_sizes, p["stride"], p["padding"], p["dilation"],
-            p["transposed"], p["output_padding"], p["groups"], [True, True, True])
+            p["transposed"], p["output_padding"], p["groups"], mask)
 
+    def split():
+        backward([True, False, False])
+        backward([False, True, True])
+
+    timing = (args.warmup, args.repeat, args.budget)
     with torch.no_grad():
-        return best_ms(call, warmup, repeat), backend_name(p, x, weight)
+        split_ms = best_ms(split, *timing) if "split" in args.modes else nan
+        fused_ms = best_ms(lambda: backward([True, True, True]), *timing) \
+            if "fused" in args.modes else nan
+        return split_ms, fused_ms, backend_name(p, x, weight)
 
 
 def main():
@@ -59,7 +79,11 @@ def main():
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--budget", type=float, default=1.5,
+                        help="seconds after which a slow cell stops warming up / repeating")
+    parser.add_argument("--modes", default="split,fused", help="split, fused or both")
     args = parser.parse_args()
+    args.modes = args.modes.split(",")
     torch.set_num_threads(args.threads)
     source = open(args.problems) if args.problems else sys.stdin
     problems = [json.loads(line) for line in source if line.strip()]
@@ -67,10 +91,11 @@ def main():
           f"mkldnn {torch.backends.mkldnn.is_available()}", flush=True)
     for p in problems:
         try:
-            ms, backend = time_problem(p, args.warmup, args.repeat)
+            split_ms, fused_ms, backend = time_problem(p, args)
         except RuntimeError as e:
-            ms, backend = float("nan"), "error: " + str(e).splitlines()[0]
-        print(f"{p['index']} {ms:.3f} {p['descriptor']} {backend}", flush=True)
+            split_ms = fused_ms = float("nan")
+            backend = "error: " + str(e).splitlines()[0]
+        print(f"{p['index']} {split_ms:.3f} {fused_ms:.3f} {p['descriptor']} {backend}", flush=True)
 
 
 if __name__ == "__main__":

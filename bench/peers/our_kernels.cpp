@@ -1,0 +1,38 @@
+#include "our_kernels.h"
+
+#include "kernels/conv/conv_passes.h"
+#include "kernels/kernel_types.h"
+
+namespace peers {
+
+OurKernels ourKernels(const ProblemSpec& spec) {
+  // Normal orientation: for a transposed problem x is its gradOutput and y
+  // its input; 1D and 2D occupy the trailing spatial slots.
+  const auto x = spec.transposed ? spec.gradOutputShape() : spec.inputShape();
+  const auto y = spec.transposed ? spec.inputShape() : spec.gradOutputShape();
+  const auto w = spec.weightShape();
+  const auto stride = spec.strideArray(), dilation = spec.dilationArray(),
+             padding = spec.paddingArray();
+  aclcpu::kernels::ConvShape shape;
+  shape.batch = x[0];
+  shape.inChannels = x[1];
+  shape.outChannels = w[0];
+  shape.groups = spec.groups;
+  const int dims = static_cast<int>(x.size()) - 2;
+  for (int s = 0; s < dims; ++s) {
+    const int slot = 3 - dims + s;
+    shape.in[slot] = x[2 + s];
+    shape.out[slot] = y[2 + s];
+    shape.kernel[slot] = w[2 + s];
+    shape.stride[slot] = stride[s];
+    shape.dilation[slot] = dilation[s];
+    shape.padBefore[slot] = spec.fourValuePadding ? padding[2 * s] : padding[s];
+  }
+  OurKernels k;
+  k.data = spec.transposed ? aclcpu::kernels::forwardAlgorithmName(shape)
+                           : aclcpu::kernels::backwardDataAlgorithmName(shape);
+  k.weight = aclcpu::kernels::backwardWeightAlgorithmName(shape);
+  return k;
+}
+
+}  // namespace peers
