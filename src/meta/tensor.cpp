@@ -4,6 +4,7 @@
 
 #include <cinttypes>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -61,8 +62,10 @@ void assignTensor(aclTensor* tensor, const int64_t* viewDims, uint64_t viewDimsN
   tensor->viewShape = std::move(viewShape);
   tensor->strides = std::move(strides);
   tensor->offset = offset;
-  tensor->dataType = dataType;
-  tensor->format = format;
+  // Copied as bytes: a C caller may pass any int, which must not be loaded
+  // through the enum type (common/raw_enum.h).
+  std::memcpy(&tensor->dataType, &dataType, sizeof(dataType));
+  std::memcpy(&tensor->format, &format, sizeof(format));
   tensor->storageShape = std::move(storageShape);
   tensor->data = data;
 }
@@ -101,6 +104,34 @@ aclnnStatus copyDimsOut(const char* api, const aclTensor* tensor, const char* di
 }  // namespace
 
 namespace aclcpu {
+
+size_t elementBytesOf(int32_t rawDataType) {
+  switch (rawDataType) {
+    case ACL_FLOAT:
+    case ACL_INT32:
+    case ACL_UINT32:
+    case ACL_COMPLEX32:
+      return 4;
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_INT16:
+    case ACL_UINT16:
+      return 2;
+    case ACL_INT8:
+    case ACL_UINT8:
+    case ACL_BOOL:
+      return 1;
+    case ACL_DOUBLE:
+    case ACL_INT64:
+    case ACL_UINT64:
+    case ACL_COMPLEX64:
+      return 8;
+    case ACL_COMPLEX128:
+      return 16;
+    default:
+      return 0;
+  }
+}
 
 int64_t viewElementCount(const aclTensor& tensor) {
   int64_t count = 1;
@@ -177,7 +208,7 @@ aclnnStatus aclGetFormat(const aclTensor* tensor, aclFormat* format) {
   if (!tensorArgumentPresent(kApi, tensor) || !outputArgumentPresent(kApi, "format", format)) {
     return ACLNN_ERR_PARAM_NULLPTR;
   }
-  *format = tensor->format;
+  std::memcpy(format, &tensor->format, sizeof(*format));
   return ACLNN_SUCCESS;
 }
 
@@ -186,7 +217,7 @@ aclnnStatus aclGetDataType(const aclTensor* tensor, aclDataType* dataType) {
   if (!tensorArgumentPresent(kApi, tensor) || !outputArgumentPresent(kApi, "dataType", dataType)) {
     return ACLNN_ERR_PARAM_NULLPTR;
   }
-  *dataType = tensor->dataType;
+  std::memcpy(dataType, &tensor->dataType, sizeof(*dataType));
   return ACLNN_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 
 namespace {
 
+using meta_test::executorOf;
 using meta_test::RecordingExecutor;
 using meta_test::RunLog;
 using meta_test::takeErrors;
@@ -17,7 +18,7 @@ TEST(ExecutorRegistry, RegisteredHandleIsLiveUntilDestroyed) {
   aclOpExecutor* handle = aclcpu::registerExecutor(std::make_unique<RecordingExecutor>(log));
   ASSERT_NE(handle, nullptr);
   EXPECT_TRUE(aclcpu::isLiveExecutor(handle));
-  EXPECT_FALSE(handle->repeatable);
+  EXPECT_FALSE(executorOf(handle)->repeatable);
 
   // Destroying a not-yet-launched one-shot executor is allowed and frees it.
   EXPECT_EQ(aclDestroyAclOpExecutor(handle), ACLNN_SUCCESS);
@@ -61,7 +62,7 @@ TEST(ExecutorRegistry, SetRepeatableMarksLiveExecutorsOnly) {
   auto log = std::make_shared<RunLog>();
   aclOpExecutor* handle = aclcpu::registerExecutor(std::make_unique<RecordingExecutor>(log));
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(handle), ACLNN_SUCCESS);
-  EXPECT_TRUE(handle->repeatable);
+  EXPECT_TRUE(executorOf(handle)->repeatable);
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(handle), ACLNN_SUCCESS);  // idempotent
 
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_INNER_NULLPTR);
