@@ -155,14 +155,6 @@ aclnnStatus checkViewBounds(const char* api, const NamedTensor& named, ElementRa
                 "%s: expected a view whose reachable element range fits in 64-bit arithmetic, "
                 "got %s",
                 named.name, viewString(t).c_str());
-  const int64_t bytes = static_cast<int64_t>(elementBytesOf(rawDataType(t)));
-  int64_t endByte = 0;
-  if (!checkedMul(high + 1, bytes, &endByte))
-    return fail(kParamInvalid, api,
-                "%s: expected a view whose byte range fits in 64 bits, got elements [%lld, %lld] "
-                "of %lld bytes (%s)",
-                named.name, static_cast<long long>(low), static_cast<long long>(high),
-                static_cast<long long>(bytes), viewString(t).c_str());
   if (low < 0)
     return fail(kParamInvalid, api,
                 "%s: expected the view's reachable elements [%lld, %lld] to start at or after "
@@ -184,6 +176,14 @@ aclnnStatus checkViewBounds(const char* api, const NamedTensor& named, ElementRa
                   shapeString(t.storageShape).c_str(), static_cast<long long>(storage),
                   viewString(t).c_str());
   }
+  const int64_t bytes = static_cast<int64_t>(elementBytesOf(rawDataType(t)));
+  int64_t endByte = 0;
+  if (!checkedMul(high + 1, bytes, &endByte))
+    return fail(kParamInvalid, api,
+                "%s: expected a view whose byte range fits in 64 bits, got elements [%lld, %lld] "
+                "of %lld bytes (%s)",
+                named.name, static_cast<long long>(low), static_cast<long long>(high),
+                static_cast<long long>(bytes), viewString(t).c_str());
   range->empty = false;
   range->low = low;
   range->high = high;
