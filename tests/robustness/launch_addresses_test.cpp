@@ -67,9 +67,9 @@ TEST_F(LaunchAddresses, RebindingToNullIsRejectedAtTheNextLaunch) {
   EXPECT_EQ(call.launch(), kNull);
   EXPECT_TRUE(mentions(takeErrors(), "gradOutput")) << "names the tensor";
   // Bound again, it runs again.
-  ASSERT_EQ(aclSetInputTensorAddr(call.executor(), 0, call.tensor(kGradOutput),
-                                  call.buffer(kGradOutput)),
-            0);
+  ASSERT_EQ(
+      aclSetInputTensorAddr(call.executor(), 0, call.tensor(kGradOutput), call.buffer(kGradOutput)),
+      0);
   EXPECT_EQ(call.launch(), 0) << takeErrors();
   EXPECT_EQ(call.synchronize(), ACL_SUCCESS);
 }
@@ -106,8 +106,7 @@ TEST_F(LaunchAddresses, FreedBlocksAreRejectedForTensorsAndWorkspace) {
   std::string message = takeErrors();
   EXPECT_TRUE(mentions(message, "input (input 1)")) << message;
   EXPECT_TRUE(mentions(message, "was freed")) << message;
-  ASSERT_EQ(aclSetInputTensorAddr(call.executor(), 1, call.tensor(kInput), call.buffer(kInput)),
-            0);
+  ASSERT_EQ(aclSetInputTensorAddr(call.executor(), 1, call.tensor(kInput), call.buffer(kInput)), 0);
   if (call.workspaceSize() != 0) {
     EXPECT_EQ(aclnnConvolutionBackward(freed, call.workspaceSize(), call.executor(), nullptr),
               kInvalid);
@@ -122,9 +121,9 @@ TEST_F(LaunchAddresses, OutputsReboundOntoEachOtherAreRejected) {
   SmallConv call;
   call.repeatable = true;
   ASSERT_EQ(call.plan(), 0) << takeErrors();
-  ASSERT_EQ(aclSetOutputTensorAddr(call.executor(), 2, call.tensor(kGradBias),
-                                   call.buffer(kGradWeight)),
-            0);
+  ASSERT_EQ(
+      aclSetOutputTensorAddr(call.executor(), 2, call.tensor(kGradBias), call.buffer(kGradWeight)),
+      0);
   EXPECT_EQ(call.launch(), kInvalid);
   const std::string message = takeErrors();
   EXPECT_TRUE(mentions(message, "gradWeight (output 1) and gradBias (output 2)")) << message;

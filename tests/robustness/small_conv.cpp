@@ -15,9 +15,10 @@ int64_t product(const std::vector<int64_t>& dims) {
 }
 
 aclFormat formatFor(size_t rank) {
-  return rank == 4 ? ACL_FORMAT_NCHW : rank == 5 ? ACL_FORMAT_NCDHW
-                                     : rank == 3 ? ACL_FORMAT_NCL
-                                                 : ACL_FORMAT_ND;
+  return rank == 4   ? ACL_FORMAT_NCHW
+         : rank == 5 ? ACL_FORMAT_NCDHW
+         : rank == 3 ? ACL_FORMAT_NCL
+                     : ACL_FORMAT_ND;
 }
 
 }  // namespace
@@ -56,11 +57,10 @@ void SmallConv::create(Slot s) {
   if (t.dataFrom >= 0 && t.dataFrom < s) {
     void* shared = static_cast<char*>(buffers_[t.dataFrom]) + t.dataOffsetBytes;
     aclDataType dtype = t.dtype;
-    tensors_[s] = aclCreateTensor(t.shape.data(), t.shape.size(), dtype,
-                                  t.strides.empty() ? nullptr : t.strides.data(), t.offset,
-                                  s == kGradBias ? ACL_FORMAT_ND : formatFor(t.shape.size()),
-                                  t.hasStorage ? storage.data() : nullptr,
-                                  t.hasStorage ? storage.size() : 0, shared);
+    tensors_[s] = aclCreateTensor(
+        t.shape.data(), t.shape.size(), dtype, t.strides.empty() ? nullptr : t.strides.data(),
+        t.offset, s == kGradBias ? ACL_FORMAT_ND : formatFor(t.shape.size()),
+        t.hasStorage ? storage.data() : nullptr, t.hasStorage ? storage.size() : 0, shared);
     return;
   }
   if (!t.nullData && count > 0 && count <= (int64_t{1} << 20)) {
