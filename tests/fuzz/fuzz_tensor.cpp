@@ -4,6 +4,8 @@
 #include <cstring>
 #include <numeric>
 
+#include "robustness/raw_tensor.h"
+
 namespace fuzz {
 namespace {
 
@@ -145,14 +147,10 @@ FuzzTensor::FuzzTensor(const ViewLayout& layout, int32_t rawDtype, int32_t rawFo
       std::memset(data_, fill, bytes_);
     }
   }
-  aclDataType dtype;
-  aclFormat format;
-  std::memcpy(&dtype, &rawDtype, sizeof(dtype));
-  std::memcpy(&format, &rawFormat, sizeof(format));
-  tensor_ =
-      aclCreateTensor(layout.shape.data(), layout.shape.size(), dtype, layout.strides.data(),
-                      layout.offset, format, layout.hasStorage ? layout.storage.data() : nullptr,
-                      layout.hasStorage ? layout.storage.size() : 0, data_);
+  tensor_ = robustness::createTensorRaw(
+      layout.shape.data(), layout.shape.size(), rawDtype, layout.strides.data(), layout.offset,
+      rawFormat, layout.hasStorage ? layout.storage.data() : nullptr,
+      layout.hasStorage ? layout.storage.size() : 0, data_);
 }
 
 bool onlyViewWritten(const FuzzTensor& tensor, uint8_t fill) {

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "raw_tensor.h"
+
 namespace robustness {
 namespace {
 
@@ -80,12 +82,10 @@ void SmallConv::create(Slot s) {
       std::memset(buffers_[s], isInput ? 0x3c : 0xa5, bufferBytes_[s]);
     }
   }
-  aclDataType dtype = t.dtype;
-  if (t.rawDtype != -2) std::memcpy(&dtype, &t.rawDtype, sizeof(dtype));
-  aclFormat format = formatFor(t.shape.size());
-  if (s == kGradBias) format = ACL_FORMAT_ND;
-  if (t.rawFormat != -2) std::memcpy(&format, &t.rawFormat, sizeof(format));
-  tensors_[s] = aclCreateTensor(t.shape.data(), t.shape.size(), dtype,
+  const int32_t dtype = t.rawDtype != -2 ? t.rawDtype : static_cast<int32_t>(t.dtype);
+  int32_t format = s == kGradBias ? ACL_FORMAT_ND : formatFor(t.shape.size());
+  if (t.rawFormat != -2) format = t.rawFormat;
+  tensors_[s] = createTensorRaw(t.shape.data(), t.shape.size(), dtype,
                                 t.strides.empty() ? nullptr : t.strides.data(), t.offset, format,
                                 t.hasStorage ? storage.data() : nullptr,
                                 t.hasStorage ? storage.size() : 0, buffers_[s]);
