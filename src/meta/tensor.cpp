@@ -50,8 +50,10 @@ bool dimsArgumentsValid(const char* api, const int64_t* viewDims, uint64_t viewD
 }
 
 // Fills `tensor`; the pointer/count pairs must have passed dimsArgumentsValid.
+// dataType and format arrive as the caller's raw integers (see
+// common/raw_enum.h): they are stored bit for bit and validated by operators.
 void assignTensor(aclTensor* tensor, const int64_t* viewDims, uint64_t viewDimsNum,
-                  aclDataType dataType, const int64_t* stride, int64_t offset, aclFormat format,
+                  int32_t dataType, const int64_t* stride, int64_t offset, int32_t format,
                   const int64_t* storageDims, uint64_t storageDimsNum, void* data) {
   std::vector<int64_t> viewShape(viewDims, viewDims + viewDimsNum);
   std::vector<int64_t> strides = stride != nullptr
@@ -62,8 +64,8 @@ void assignTensor(aclTensor* tensor, const int64_t* viewDims, uint64_t viewDimsN
   tensor->viewShape = std::move(viewShape);
   tensor->strides = std::move(strides);
   tensor->offset = offset;
-  // Copied as bytes: a C caller may pass any int, which must not be loaded
-  // through the enum type (common/raw_enum.h).
+  static_assert(sizeof(tensor->dataType) == sizeof(dataType), "aclDataType is int-sized");
+  static_assert(sizeof(tensor->format) == sizeof(format), "aclFormat is int-sized");
   std::memcpy(&tensor->dataType, &dataType, sizeof(dataType));
   std::memcpy(&tensor->format, &format, sizeof(format));
   tensor->storageShape = std::move(storageShape);
@@ -148,10 +150,13 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
   if (!dimsArgumentsValid(kApi, viewDims, viewDimsNum, storageDims, storageDimsNum)) {
     return nullptr;
   }
+  // Never loaded through the enum types: a C caller may pass any int.
+  const int32_t rawType = static_cast<int32_t>(aclcpu::rawEnumValue(dataType));
+  const int32_t rawFormat = static_cast<int32_t>(aclcpu::rawEnumValue(format));
   return aclcpu::callNoThrow(kApi, static_cast<aclTensor*>(nullptr), [&]() {
     auto tensor = std::make_unique<aclTensor>();
-    assignTensor(tensor.get(), viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
-                 storageDimsNum, tensorData);
+    assignTensor(tensor.get(), viewDims, viewDimsNum, rawType, stride, offset, rawFormat,
+                 storageDims, storageDimsNum, tensorData);
     return tensor.release();
   });
 }
@@ -165,8 +170,10 @@ aclnnStatus aclInitTensor(aclTensor* tensor, const int64_t* viewDims, uint64_t v
       !dimsArgumentsValid(kApi, viewDims, viewDimsNum, storageDims, storageDimsNum)) {
     return ACLNN_ERR_PARAM_NULLPTR;
   }
+  const int32_t rawType = static_cast<int32_t>(aclcpu::rawEnumValue(dataType));
+  const int32_t rawFormat = static_cast<int32_t>(aclcpu::rawEnumValue(format));
   return aclcpu::callNoThrow(kApi, static_cast<aclnnStatus>(ACLNN_ERR_INNER), [&]() {
-    assignTensor(tensor, viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
+    assignTensor(tensor, viewDims, viewDimsNum, rawType, stride, offset, rawFormat, storageDims,
                  storageDimsNum, tensorDataAddr);
     return static_cast<aclnnStatus>(ACLNN_SUCCESS);
   });

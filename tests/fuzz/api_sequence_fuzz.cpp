@@ -108,10 +108,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         break;
       case 4: {  // launch a stale handle, or by the wrong operator
-        aclOpExecutor* handle = in.flag() || !call ? w.stale[slot] : call->executor();
+        // A live executor only by the wrong operator; a stale one by either.
+        const bool live = !in.flag() && call && call->executor();
+        aclOpExecutor* handle = live ? call->executor() : w.stale[slot];
         if (handle) {
-          const aclnnStatus s = in.flag() ? aclnnConvolutionBackward(nullptr, 0, handle, nullptr)
-                                          : aclnnConvTbcBackward(nullptr, 0, handle, nullptr);
+          const aclnnStatus s = !live && in.flag()
+                                    ? aclnnConvolutionBackward(nullptr, 0, handle, nullptr)
+                                    : aclnnConvTbcBackward(nullptr, 0, handle, nullptr);
           FUZZ_REQUIRE(s == 161002 || s == 161001, "stale/foreign launch accepted: %d", s);
         }
         break;
