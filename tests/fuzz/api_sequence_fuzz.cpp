@@ -7,6 +7,8 @@
 // initialize again. Every call must answer a status; nothing may crash or
 // touch freed memory (ASan), and an accepted run must succeed.
 
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -77,7 +79,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int step = 0; step < 48 && !in.exhausted(); ++step) {
     const int slot = in.byte() % kCalls;
     std::unique_ptr<SmallConv>& call = w.calls[slot];
-    switch (in.byte() % 12) {
+    const int op = in.byte() % 12;
+    static const bool trace = std::getenv("FUZZ_TRACE") != nullptr;
+    if (trace)
+      std::fprintf(stderr, "step %d: op %d slot %d executor %p stale %p\n", step, op, slot,
+                   call ? static_cast<void*>(call->executor()) : nullptr,
+                   static_cast<void*>(w.stale[slot]));
+    switch (op) {
       case 0: {  // plan (a few per input, so that freed blocks stay quarantined)
         if (++plans > 8) break;
         w.drain();
@@ -177,7 +185,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         }
         break;
       case 10:  // make repeatable (live, stale or null)
-        aclSetAclOpExecutorRepeatable(in.flag() && call ? call->executor() : w.stale[slot]);
+        if (in.flag() && call && call->executor()) {
+          FUZZ_REQUIRE(aclSetAclOpExecutorRepeatable(call->executor()) == 0, "repeatable");
+          call->repeatable = true;
+        } else {
+          FUZZ_REQUIRE(aclSetAclOpExecutorRepeatable(w.stale[slot]) != 0, "stale made repeatable");
+        }
         aclGetRecentErrMsg();
         break;
       default: {  // finalize, try to launch, initialize again

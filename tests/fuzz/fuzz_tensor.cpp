@@ -48,19 +48,20 @@ ViewLayout validLayout(FuzzBytes& in, const std::vector<int64_t>& shape) {
   std::vector<int64_t> extents(shape);
   if ((style & 12) == 4)  // padded: gaps between rows
     for (int64_t& e : extents) e += in.range(0, 2);
-  int64_t running = 1;
+  int64_t running = 1;  // saturates: hostile dims make unaddressable views
   for (size_t i = rank; i-- > 0;) {
     const size_t d = order[i];
     l.strides[d] = running;
-    running *= std::max<int64_t>(extents[d], 1);
+    if (__builtin_mul_overflow(running, std::max<int64_t>(extents[d], 1), &running))
+      running = INT64_MAX;
   }
   l.offset = (style & 16) ? in.range(0, 5) : 0;
   if ((style & 32) && rank > 0) {  // one reversed dim
     const size_t d = static_cast<size_t>(in.range(0, static_cast<int64_t>(rank) - 1));
-    if (shape[d] > 1) {
-      l.offset += (shape[d] - 1) * l.strides[d];
+    int64_t reach = 0;
+    if (shape[d] > 1 && !__builtin_mul_overflow(shape[d] - 1, l.strides[d], &reach) &&
+        !__builtin_add_overflow(l.offset, reach, &l.offset))
       l.strides[d] = -l.strides[d];
-    }
   }
   if ((style & 64) && rank > 0) {  // a broadcast-free unit dim with any stride
     for (size_t d = 0; d < rank; ++d)
@@ -69,7 +70,7 @@ ViewLayout validLayout(FuzzBytes& in, const std::vector<int64_t>& shape) {
   const int64_t high = highestOffset(l);
   const int64_t slack = (style & 128) ? in.range(0, 3) : 0;
   l.hasStorage = in.byte() % 8 != 0;
-  l.storage = {std::max<int64_t>(high + 1, 0) + slack};
+  l.storage = {high < 0 || high > INT64_MAX - 8 ? int64_t{1} : high + 1 + slack};
   return l;
 }
 
