@@ -47,7 +47,8 @@ ViewLayout validLayout(FuzzBytes& in, const std::vector<int64_t>& shape) {
   }
   std::vector<int64_t> extents(shape);
   if ((style & 12) == 4)  // padded: gaps between rows
-    for (int64_t& e : extents) e += in.range(0, 2);
+    for (int64_t& e : extents)
+      if (e >= 0 && e < (int64_t{1} << 20)) e += in.range(0, 2);
   int64_t running = 1;  // saturates: hostile dims make unaddressable views
   for (size_t i = rank; i-- > 0;) {
     const size_t d = order[i];
