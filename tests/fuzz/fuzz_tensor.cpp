@@ -111,8 +111,11 @@ std::vector<int64_t> elementOffsets(const ViewLayout& l, int64_t limit) {
   offsets.reserve(static_cast<size_t>(count));
   std::vector<int64_t> index(l.shape.size(), 0);
   for (int64_t n = 0; n < count; ++n) {
-    int64_t at = l.offset;
-    for (size_t d = 0; d < index.size(); ++d) at += index[d] * l.strides[d];
+    int64_t at = l.offset, step = 0;
+    for (size_t d = 0; d < index.size(); ++d)
+      if (__builtin_mul_overflow(index[d], l.strides[d], &step) ||
+          __builtin_add_overflow(at, step, &at))
+        return {};  // unaddressable: a damaged layout phase 1 did not have to check
     offsets.push_back(at);
     for (size_t d = index.size(); d-- > 0;) {
       if (++index[d] < l.shape[d]) break;
@@ -137,7 +140,8 @@ FuzzTensor::FuzzTensor(const ViewLayout& layout, int32_t rawDtype, int32_t rawFo
       elements *= d;
     }
   } else {
-    elements = highestOffset(layout) + 1;
+    const int64_t high = highestOffset(layout);
+    elements = high >= 0 && high < INT64_MAX ? high + 1 : -1;
   }
   if (!nullData && elements > 0 &&
       static_cast<uint64_t>(elements) <= kMaxBufferBytes / elementBytes_) {
