@@ -78,6 +78,15 @@ TEST_F(ViewBounds, OffsetWhoseByteAddressOverflowsIsRejected) {
   expectRejected(kInput, input, "input", "inside its storage");
 }
 
+TEST_F(ViewBounds, ViewEndingAtInt64MaxIsRejected) {
+  // Found by the ConvTbc fuzz target: the last element at INT64_MAX made the
+  // byte-size check itself overflow (high + 1).
+  TensorSpec input = SmallConv().spec[kInput];
+  input.offset = INT64_MAX - 31;
+  input.hasStorage = false;
+  expectRejected(kInput, input, "input", "fits in 64 bits");
+}
+
 TEST_F(ViewBounds, StorageDimsThatDoNotMultiplyAreRejected) {
   TensorSpec weight = SmallConv().spec[kWeight];
   weight.storage = {-1, 18};

@@ -178,7 +178,7 @@ aclnnStatus checkViewBounds(const char* api, const NamedTensor& named, ElementRa
   }
   const int64_t bytes = static_cast<int64_t>(elementBytesOf(rawDataType(t)));
   int64_t endByte = 0;
-  if (!checkedMul(high + 1, bytes, &endByte))
+  if (!checkedAdd(high, int64_t{1}, &endByte) || !checkedMul(endByte, bytes, &endByte))
     return fail(kParamInvalid, api,
                 "%s: expected a view whose byte range fits in 64 bits, got elements [%lld, %lld] "
                 "of %lld bytes (%s)",
