@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs the test suite under AddressSanitizer + UndefinedBehaviorSanitizer
-# (build-asan/). Not part of CI (it doubles the build time); run it before
-# closing a correctness issue.
+# (build-asan/; UBSan's enum, bool and overflow checks included, every report
+# fatal). CI runs it after scripts/test.sh; extra arguments go to ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DACLNN_CPU_SANITIZE=address,undefined >/dev/null
-cmake --build build-asan -j"$(nproc)"
+cmake --build build-asan -j"$(nproc)" >/dev/null
 # The torch cross-check loads our library into a Python that is not built
 # with ASan; it is covered by the plain build.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \

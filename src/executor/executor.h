@@ -26,6 +26,11 @@ struct aclOpExecutor {
     bool present = false;
     aclTensor tensor;
     const aclTensor* original = nullptr;  // caller's handle at phase 1, for matching only
+    const char* name = nullptr;           // the argument's name, for messages ("input 0" if null)
+    // Whether the run reads (input) or writes (output) this tensor's memory.
+    // The launch checks the address of every accessed binding; one that is
+    // bound but never touched (a masked-off output, ConvTbc's bias) may be null.
+    bool accessed = true;
   };
   std::vector<Binding> inputs;
   std::vector<Binding> outputs;
@@ -50,8 +55,10 @@ aclOpExecutor* registerExecutor(std::unique_ptr<aclOpExecutor> executor);
 bool isLiveExecutor(const aclOpExecutor* executor);
 
 // Phase 2 for every operator: validates the handle (null: 161001; stale,
-// already-run one-shot or destroyed: 161002) and the workspace (smaller than
-// phase 1 asked, or null with a non-zero size: 161002), then enqueues the run
+// already-run one-shot, destroyed, or planned by another operator than
+// `apiName`: 161002), the workspace (smaller than phase 1 asked, or null with
+// a non-zero size: 161002) and the addresses of the bindings
+// (executor/launch_checks.h), then enqueues the run
 // on `stream` and returns. Records a message naming `apiName` on failure; a
 // stream the runtime refuses gives 361001 and leaves the executor launchable.
 // The run's status becomes the stream's asynchronous result.

@@ -1,6 +1,7 @@
 // Phase 2 of every operator: validate the handle and the workspace, snapshot
 // the bindings, enqueue the run on the stream and return.
 
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "aclnn/opdev/op_errno.h"
 #include "common/error_log.h"
 #include "executor/executor.h"
+#include "executor/launch_checks.h"
 #include "executor/registry.h"
 #include "runtime/stream_queue.h"
 
@@ -41,6 +43,13 @@ aclnnStatus prepareRun(const char* apiName, void* workspace, uint64_t workspaceS
         apiName, static_cast<void*>(executor));
     return ACLNN_ERR_PARAM_INVALID;
   }
+  if (std::strcmp(live->apiName, apiName) != 0) {
+    recordErrorf(
+        "%s: argument executor: expected an executor from this operator's phase 1, got %p, "
+        "which was planned for %s",
+        apiName, static_cast<void*>(executor), live->apiName);
+    return ACLNN_ERR_PARAM_INVALID;
+  }
   if (workspaceSize < live->workspaceSize) {
     recordErrorf(
         "%s: argument workspaceSize: expected at least %llu bytes (as phase 1 returned), got "
@@ -57,6 +66,10 @@ aclnnStatus prepareRun(const char* apiName, void* workspace, uint64_t workspaceS
         static_cast<unsigned long long>(workspaceSize));
     return ACLNN_ERR_PARAM_INVALID;
   }
+  // The allocation registry's lock is a leaf: taking it here cannot deadlock.
+  const aclnnStatus addresses =
+      checkLaunchAddresses(apiName, live->inputs, live->outputs, workspace, workspaceSize);
+  if (addresses != ACLNN_SUCCESS) return addresses;
   run->inputs = live->inputs;
   run->outputs = live->outputs;
   run->workspace = workspace;
@@ -98,7 +111,7 @@ aclnnStatus launchExecutor(const char* apiName, void* workspace, uint64_t worksp
     if (queued != ACL_SUCCESS) {
       // Nothing ran: give a one-shot executor back so that the caller can
       // launch it again on a valid stream, or destroy it.
-      if (oneShot) LockedExecutorRegistry().insert(std::move(keep));
+      if (oneShot) LockedExecutorRegistry().reinsert(executor, std::move(keep));
       recordErrorf("%s: argument stream: could not enqueue the work (runtime status %d)", apiName,
                    static_cast<int>(queued));
       return ACLNN_ERR_RUNTIME_ERROR;

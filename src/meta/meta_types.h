@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "aclnn/acl_meta.h"
+#include "common/raw_enum.h"
 
 struct aclTensor {
   std::vector<int64_t> viewShape;
@@ -47,5 +48,19 @@ namespace aclcpu {
 // Number of elements in the tensor's view (1 for a 0-D tensor); -1 when a
 // dim is negative or the product overflows int64.
 int64_t viewElementCount(const aclTensor& tensor);
+
+// A tensor's dtype and format as the integers the caller passed: they may be
+// out of the enums' range, so they are never loaded through the enum type
+// before they are validated (common/raw_enum.h).
+inline int32_t rawDataType(const aclTensor& tensor) {
+  return static_cast<int32_t>(rawEnumValue(tensor.dataType));
+}
+inline int32_t rawFormat(const aclTensor& tensor) {
+  return static_cast<int32_t>(rawEnumValue(tensor.format));
+}
+
+// Bytes per element of a dtype given as its raw value (0 when it has no
+// whole-byte size or is unknown).
+size_t elementBytesOf(int32_t rawDataType);
 
 }  // namespace aclcpu

@@ -14,7 +14,7 @@ namespace {
 // Bytes one scalar of `dataType` occupies in the caller's buffer. Types
 // narrower than a byte are read as one byte. 0 for types a scalar cannot hold.
 // Kept local on purpose: meta must not depend on the runtime's aclDataTypeSize.
-size_t scalarByteSize(aclDataType dataType) {
+size_t scalarByteSize(int dataType) {
   switch (dataType) {
     case ACL_COMPLEX128:
       return 16;
@@ -62,16 +62,18 @@ aclScalar* aclCreateScalar(void* value, aclDataType dataType) {
     aclcpu::recordErrorf("%s: argument value: expected a non-null pointer, got nullptr", kApi);
     return nullptr;
   }
-  const size_t bytes = scalarByteSize(dataType);
+  // Read through the underlying integer: a C caller may pass any int.
+  const int rawType = static_cast<int>(aclcpu::rawEnumValue(dataType));
+  const size_t bytes = scalarByteSize(rawType);
   if (bytes == 0) {
     aclcpu::recordErrorf("%s: argument dataType: expected a numeric or bool aclDataType, got %d",
-                         kApi, static_cast<int>(dataType));
+                         kApi, rawType);
     return nullptr;
   }
   return aclcpu::callNoThrow(kApi, static_cast<aclScalar*>(nullptr), [&]() {
     auto scalar = std::make_unique<aclScalar>();
     static_assert(sizeof(scalar->bytes) >= 16, "aclScalar must hold a complex128");
-    scalar->dataType = dataType;
+    scalar->dataType = dataType;  // validated above, so a valid enum value
     std::memcpy(scalar->bytes, value, bytes);
     return scalar.release();
   });

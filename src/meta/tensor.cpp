@@ -4,6 +4,7 @@
 
 #include <cinttypes>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -49,8 +50,10 @@ bool dimsArgumentsValid(const char* api, const int64_t* viewDims, uint64_t viewD
 }
 
 // Fills `tensor`; the pointer/count pairs must have passed dimsArgumentsValid.
+// dataType and format arrive as the caller's raw integers (see
+// common/raw_enum.h): they are stored bit for bit and validated by operators.
 void assignTensor(aclTensor* tensor, const int64_t* viewDims, uint64_t viewDimsNum,
-                  aclDataType dataType, const int64_t* stride, int64_t offset, aclFormat format,
+                  int32_t dataType, const int64_t* stride, int64_t offset, int32_t format,
                   const int64_t* storageDims, uint64_t storageDimsNum, void* data) {
   std::vector<int64_t> viewShape(viewDims, viewDims + viewDimsNum);
   std::vector<int64_t> strides = stride != nullptr
@@ -61,8 +64,10 @@ void assignTensor(aclTensor* tensor, const int64_t* viewDims, uint64_t viewDimsN
   tensor->viewShape = std::move(viewShape);
   tensor->strides = std::move(strides);
   tensor->offset = offset;
-  tensor->dataType = dataType;
-  tensor->format = format;
+  static_assert(sizeof(tensor->dataType) == sizeof(dataType), "aclDataType is int-sized");
+  static_assert(sizeof(tensor->format) == sizeof(format), "aclFormat is int-sized");
+  std::memcpy(&tensor->dataType, &dataType, sizeof(dataType));
+  std::memcpy(&tensor->format, &format, sizeof(format));
   tensor->storageShape = std::move(storageShape);
   tensor->data = data;
 }
@@ -102,6 +107,34 @@ aclnnStatus copyDimsOut(const char* api, const aclTensor* tensor, const char* di
 
 namespace aclcpu {
 
+size_t elementBytesOf(int32_t rawDataType) {
+  switch (rawDataType) {
+    case ACL_FLOAT:
+    case ACL_INT32:
+    case ACL_UINT32:
+    case ACL_COMPLEX32:
+      return 4;
+    case ACL_FLOAT16:
+    case ACL_BF16:
+    case ACL_INT16:
+    case ACL_UINT16:
+      return 2;
+    case ACL_INT8:
+    case ACL_UINT8:
+    case ACL_BOOL:
+      return 1;
+    case ACL_DOUBLE:
+    case ACL_INT64:
+    case ACL_UINT64:
+    case ACL_COMPLEX64:
+      return 8;
+    case ACL_COMPLEX128:
+      return 16;
+    default:
+      return 0;
+  }
+}
+
 int64_t viewElementCount(const aclTensor& tensor) {
   int64_t count = 1;
   if (!checkedProduct(tensor.viewShape.data(), tensor.viewShape.size(), &count)) return -1;
@@ -117,10 +150,13 @@ aclTensor* aclCreateTensor(const int64_t* viewDims, uint64_t viewDimsNum, aclDat
   if (!dimsArgumentsValid(kApi, viewDims, viewDimsNum, storageDims, storageDimsNum)) {
     return nullptr;
   }
+  // Never loaded through the enum types: a C caller may pass any int.
+  const int32_t rawType = static_cast<int32_t>(aclcpu::rawEnumValue(dataType));
+  const int32_t rawFormat = static_cast<int32_t>(aclcpu::rawEnumValue(format));
   return aclcpu::callNoThrow(kApi, static_cast<aclTensor*>(nullptr), [&]() {
     auto tensor = std::make_unique<aclTensor>();
-    assignTensor(tensor.get(), viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
-                 storageDimsNum, tensorData);
+    assignTensor(tensor.get(), viewDims, viewDimsNum, rawType, stride, offset, rawFormat,
+                 storageDims, storageDimsNum, tensorData);
     return tensor.release();
   });
 }
@@ -134,8 +170,10 @@ aclnnStatus aclInitTensor(aclTensor* tensor, const int64_t* viewDims, uint64_t v
       !dimsArgumentsValid(kApi, viewDims, viewDimsNum, storageDims, storageDimsNum)) {
     return ACLNN_ERR_PARAM_NULLPTR;
   }
+  const int32_t rawType = static_cast<int32_t>(aclcpu::rawEnumValue(dataType));
+  const int32_t rawFormat = static_cast<int32_t>(aclcpu::rawEnumValue(format));
   return aclcpu::callNoThrow(kApi, static_cast<aclnnStatus>(ACLNN_ERR_INNER), [&]() {
-    assignTensor(tensor, viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
+    assignTensor(tensor, viewDims, viewDimsNum, rawType, stride, offset, rawFormat, storageDims,
                  storageDimsNum, tensorDataAddr);
     return static_cast<aclnnStatus>(ACLNN_SUCCESS);
   });
@@ -177,7 +215,7 @@ aclnnStatus aclGetFormat(const aclTensor* tensor, aclFormat* format) {
   if (!tensorArgumentPresent(kApi, tensor) || !outputArgumentPresent(kApi, "format", format)) {
     return ACLNN_ERR_PARAM_NULLPTR;
   }
-  *format = tensor->format;
+  std::memcpy(format, &tensor->format, sizeof(*format));
   return ACLNN_SUCCESS;
 }
 
@@ -186,7 +224,7 @@ aclnnStatus aclGetDataType(const aclTensor* tensor, aclDataType* dataType) {
   if (!tensorArgumentPresent(kApi, tensor) || !outputArgumentPresent(kApi, "dataType", dataType)) {
     return ACLNN_ERR_PARAM_NULLPTR;
   }
-  *dataType = tensor->dataType;
+  std::memcpy(dataType, &tensor->dataType, sizeof(*dataType));
   return ACLNN_SUCCESS;
 }
 

@@ -11,6 +11,7 @@
 #include "common/raw_enum.h"
 #include "runtime/api_guard.h"
 #include "runtime/memory_registry.h"
+#include "runtime/runtime_state.h"
 #include "runtime/stream_queue.h"
 
 namespace aclcpu {
@@ -19,6 +20,8 @@ namespace {
 constexpr size_t kAlignment = 64;
 
 aclError allocate(const char* api, const char* argName, void** out, size_t size, MemoryKind kind) {
+  const aclError usable = Runtime::instance().checkInitialized(api);
+  if (usable != ACL_SUCCESS) return usable;
   if (out == nullptr) {
     recordErrorf("%s: argument %s is null; expected a pointer to receive the allocation", api,
                  argName);
@@ -55,8 +58,13 @@ aclError release(const char* api, const char* argName, void* block, MemoryKind k
   size_t offset = 0;
   switch (AllocationRegistry::instance().remove(block, kind, &offset)) {
     case AllocationRegistry::Removal::kRemoved:
-      std::free(block);
-      return ACL_SUCCESS;
+      return ACL_SUCCESS;  // the registry quarantines, then frees, the memory
+    case AllocationRegistry::Removal::kAlreadyFreed:
+      recordErrorf(
+          "%s: argument %s (%p) is not a live allocation (it points into a block that "
+          "was already freed); expected a pointer from %s that was not freed yet",
+          api, argName, block, kind == MemoryKind::kDevice ? "aclrtMalloc" : "aclrtMallocHost");
+      return ACL_ERROR_INVALID_PARAM;
     case AllocationRegistry::Removal::kInterior:
       recordErrorf(
           "%s: argument %s (%p) points %zu bytes into an allocation; expected the "
@@ -83,6 +91,14 @@ aclError release(const char* api, const char* argName, void* block, MemoryKind k
 
 // [address, address + count) must not run past the end of a block we know.
 bool checkWithinBlock(const char* api, const char* argName, const void* address, size_t count) {
+  const AllocationRegistry::Lookup found = AllocationRegistry::instance().lookup(address);
+  if (found.state == AllocationRegistry::Lookup::kFreed) {
+    recordErrorf(
+        "%s: argument %s (%p) points into a block of %zu bytes at %p that was freed; expected "
+        "live memory",
+        api, argName, address, found.size, reinterpret_cast<void*>(found.start));
+    return false;
+  }
   size_t available = 0;
   if (!AllocationRegistry::instance().overruns(address, count, &available)) return true;
   recordErrorf(
@@ -95,6 +111,8 @@ bool checkWithinBlock(const char* api, const char* argName, const void* address,
 // `kindValue` is the caller's raw aclrtMemcpyKind (see common/raw_enum.h).
 aclError checkMemcpy(const char* api, void* dst, size_t destMax, const void* src, size_t count,
                      int kindValue) {
+  const aclError usable = Runtime::instance().checkInitialized(api);
+  if (usable != ACL_SUCCESS) return usable;
   if (dst == nullptr || src == nullptr) {
     recordErrorf("%s: argument %s is null; expected a valid address", api,
                  dst == nullptr ? "dst" : "src");
@@ -116,6 +134,8 @@ aclError checkMemcpy(const char* api, void* dst, size_t destMax, const void* src
 }
 
 aclError checkMemset(const char* api, void* devPtr, size_t maxCount, size_t count) {
+  const aclError usable = Runtime::instance().checkInitialized(api);
+  if (usable != ACL_SUCCESS) return usable;
   if (devPtr == nullptr) {
     recordErrorf("%s: argument devPtr is null; expected a valid address", api);
     return ACL_ERROR_INVALID_PARAM;

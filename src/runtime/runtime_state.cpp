@@ -58,6 +58,7 @@ aclError Runtime::initialize() {
   ++initReferences_;
   if (initialized_) return ACL_ERROR_REPEAT_INITIALIZE;
   initialized_ = true;
+  finalized_ = false;
   return ACL_SUCCESS;
 }
 
@@ -78,6 +79,7 @@ aclError Runtime::finalize(const char* api, bool byReference, uint64_t* remainin
       return ACL_SUCCESS;
     }
     initialized_ = false;
+    finalized_ = true;
     initReferences_ = 0;
     if (remaining != nullptr) *remaining = 0;
     // Everything the runtime owns goes: contexts, their streams, the device
@@ -97,8 +99,23 @@ aclError Runtime::finalize(const char* api, bool byReference, uint64_t* remainin
 
 // ------------------------------------------------------------- devices ----
 
+bool Runtime::finalizedLocked(const char* api) const {
+  if (!finalized_) return false;
+  recordErrorf(
+      "%s: the runtime was finalized by aclFinalize; expected aclInit to be called again "
+      "before using it",
+      api);
+  return true;
+}
+
+aclError Runtime::checkInitialized(const char* api) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return finalizedLocked(api) ? ACL_ERROR_UNINITIALIZE : ACL_SUCCESS;
+}
+
 aclError Runtime::setDevice() {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (finalizedLocked("aclrtSetDevice")) return ACL_ERROR_UNINITIALIZE;
   ++deviceReferences_;
   tCurrentContext = deviceDefaultContextLocked().handle;
   return ACL_SUCCESS;
@@ -191,6 +208,7 @@ void Runtime::stopStreams(std::vector<std::shared_ptr<Stream>>* streams) {
 
 aclError Runtime::createContext(aclrtContext* context) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (finalizedLocked("aclrtCreateContext")) return ACL_ERROR_UNINITIALIZE;
   auto created = std::make_shared<Context>();
   created->handle = newHandle();
   contexts_.emplace(created->handle, created);
@@ -298,6 +316,7 @@ bool Runtime::effectiveSysParam(int opt, int64_t* value) {
 
 aclError Runtime::createStream(aclrtStream* stream) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (finalizedLocked("aclrtCreateStream")) return ACL_ERROR_UNINITIALIZE;
   Context* context = currentContextLocked(true);
   auto created = std::make_shared<Stream>(newHandle(), context->handle);
   streams_.emplace(created->handle, created);
@@ -329,6 +348,9 @@ aclError Runtime::findStream(const char* api, aclrtStream stream, bool createDef
   std::lock_guard<std::mutex> lock(mutex_);
   out->reset();
   if (stream == nullptr) {
+    // A named stream is simply not live after aclFinalize (reported below);
+    // the default stream would be created anew, which a finalized runtime refuses.
+    if (finalizedLocked(api)) return ACL_ERROR_UNINITIALIZE;
     Context* context = currentContextLocked(createDefault);
     if (context == nullptr) return ACL_SUCCESS;
     if (!context->defaultStream && createDefault) {

@@ -60,6 +60,11 @@ class Runtime {
   aclError initialize();
   aclError finalize(const char* api, bool byReference, uint64_t* remaining);
 
+  // After aclFinalize (until the next aclInit) the runtime refuses work:
+  // ACL_ERROR_UNINITIALIZE with a message naming `api`. A program that never
+  // called aclInit is served as before (devices and streams on demand).
+  aclError checkInitialized(const char* api);
+
   aclError setDevice();
   aclError resetDevice(const char* api);
   // The device of the calling thread's current context (error when none).
@@ -106,7 +111,10 @@ class Runtime {
   static void stopStreams(std::vector<std::shared_ptr<Stream>>* streams);
 
   std::mutex mutex_;
+  bool finalizedLocked(const char* api) const;
+
   bool initialized_ = false;
+  bool finalized_ = false;  // aclFinalize ran and no aclInit since
   uint64_t initReferences_ = 0;
   uint64_t deviceReferences_ = 0;
   uintptr_t deviceDefaultContext_ = 0;

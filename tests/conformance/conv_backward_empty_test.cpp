@@ -306,6 +306,34 @@ const ConvCase kStep11[] = {
             c.gradBias.dtype = ACL_BF16;
           }),
      kOk, ""},
+    // Upstream UT (transposed, all fp16, mask TTT): gradOutput has no
+    // elements, so every channel's true sum is zero and a 1-channel gradBias
+    // is zero-filled although gradOutput has 100 channels (issue #7, item 8).
+    {"upstream_transposed_empty_gradOutput_short_gradBias",
+     with(conv3dTransposed(),
+          [](C c) {
+            c.gradOutput.shape = {100, 100, 0, 1, 1};
+            c.input.shape = {0, 1, 0, 1, 1};
+            c.weight.shape = {1, 1, 0, 1, 1};
+            c.stride = c.dilation = std::vector<int64_t>{1, 1, 1};
+            c.padding = c.outputPadding = std::vector<int64_t>{0, 0, 0};
+            c.biasSizes = std::vector<int64_t>{1};
+            deriveOutputs(c);
+            c.gradBias.shape = {1};
+            setDtypes(c, ACL_FLOAT16, ACL_FLOAT16);
+          }),
+     kOk, ""},
+    // The same with a longer gradBias: still all zeros, nothing past it written.
+    {"empty_gradOutput_long_gradBias_zero_filled",
+     with(emptyBatch(), [](C c) { c.gradBias.shape = {9}; }), kOk, ""},
+    // A non-empty gradOutput has real sums: gradBias must hold one per channel.
+    {"empty_path_nonempty_gradOutput_gradBias_length_mismatch",
+     with(emptySpatial(),
+          [](C c) {
+            c.outputMask = mask(0, 1, 1);
+            c.gradBias.shape = {5};
+          }),
+     kInvalid, "gradBias"},
 };
 CONV_CASES(Step11EmptyPath, kStep11);
 

@@ -157,7 +157,9 @@ void checkEmptyPath(const ConvCall& call, const OutputsView& m, const std::vecto
     const int64_t channels = gradOutput.shape[1];
     const int64_t inner =
         gradOutput.values.size() / std::max<int64_t>(1, gradOutput.shape[0] * channels);
-    std::vector<double> sums(static_cast<size_t>(channels), 0.0);
+    // Without elements every sum is zero, whatever gradBias's length.
+    const bool noTerms = gradOutput.values.empty();
+    std::vector<double> sums(static_cast<size_t>(noTerms ? m.outputs[2]->numel() : channels), 0.0);
     for (int64_t n = 0; n < gradOutput.shape[0]; ++n)
       for (int64_t c = 0; c < channels; ++c)
         for (int64_t s = 0; s < inner; ++s)

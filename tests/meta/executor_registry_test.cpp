@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 
 #include "meta_test_support.h"
 
 namespace {
 
+using meta_test::executorOf;
 using meta_test::RecordingExecutor;
 using meta_test::RunLog;
 using meta_test::takeErrors;
@@ -17,7 +19,7 @@ TEST(ExecutorRegistry, RegisteredHandleIsLiveUntilDestroyed) {
   aclOpExecutor* handle = aclcpu::registerExecutor(std::make_unique<RecordingExecutor>(log));
   ASSERT_NE(handle, nullptr);
   EXPECT_TRUE(aclcpu::isLiveExecutor(handle));
-  EXPECT_FALSE(handle->repeatable);
+  EXPECT_FALSE(executorOf(handle)->repeatable);
 
   // Destroying a not-yet-launched one-shot executor is allowed and frees it.
   EXPECT_EQ(aclDestroyAclOpExecutor(handle), ACLNN_SUCCESS);
@@ -61,7 +63,7 @@ TEST(ExecutorRegistry, SetRepeatableMarksLiveExecutorsOnly) {
   auto log = std::make_shared<RunLog>();
   aclOpExecutor* handle = aclcpu::registerExecutor(std::make_unique<RecordingExecutor>(log));
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(handle), ACLNN_SUCCESS);
-  EXPECT_TRUE(handle->repeatable);
+  EXPECT_TRUE(executorOf(handle)->repeatable);
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(handle), ACLNN_SUCCESS);  // idempotent
 
   EXPECT_EQ(aclSetAclOpExecutorRepeatable(nullptr), ACLNN_ERR_INNER_NULLPTR);
@@ -84,6 +86,27 @@ TEST(ExecutorRegistry, ManyExecutorsAreTrackedIndependently) {
   for (int k = 0; k < 100; ++k) EXPECT_EQ(aclcpu::isLiveExecutor(handles[k]), k % 2 == 1) << k;
   for (int k = 1; k < 100; k += 2) EXPECT_EQ(aclDestroyAclOpExecutor(handles[k]), ACLNN_SUCCESS);
   EXPECT_EQ(log->destroyed.load(), 100);
+}
+
+}  // namespace
+
+namespace {
+
+// Issue #7 finding 4: the registry was keyed by the object's address, which
+// the allocator hands to the next executor, so a stale handle named it.
+TEST(ExecutorRegistry, HandlesAreNeverReusedAndAreNotObjectAddresses) {
+  std::set<aclOpExecutor*> issued;
+  auto log = std::make_shared<RunLog>();
+  for (int i = 0; i < 1000; ++i) {
+    aclOpExecutor* handle = aclcpu::registerExecutor(std::make_unique<RecordingExecutor>(log));
+    ASSERT_NE(handle, nullptr);
+    EXPECT_TRUE(issued.insert(handle).second) << "handle issued twice at " << i;
+    EXPECT_NE(executorOf(handle), handle) << "the handle is not the object";
+    ASSERT_EQ(aclDestroyAclOpExecutor(handle), ACLNN_SUCCESS);
+    EXPECT_FALSE(aclcpu::isLiveExecutor(handle));
+    EXPECT_EQ(aclDestroyAclOpExecutor(handle), ACLNN_ERR_PARAM_INVALID);
+  }
+  takeErrors();
 }
 
 }  // namespace

@@ -241,3 +241,54 @@ TEST_F(Launch, RunsOnTwoStreamsKeepEachStreamsOrder) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(Launch, AnotherOperatorsExecutorIs161002) {
+  aclOpExecutor* handle = makeExecutor(0);
+  EXPECT_EQ(aclcpu::launchExecutor("aclnnOtherOperator", nullptr, 0, handle, stream_),
+            ACLNN_ERR_PARAM_INVALID);
+  const std::string message = takeErrors();
+  EXPECT_NE(message.find("planned for aclnnLaunchTest"), std::string::npos) << message;
+  EXPECT_TRUE(aclcpu::isLiveExecutor(handle)) << "a rejected launch does not consume it";
+  EXPECT_EQ(aclcpu::launchExecutor(kApi, nullptr, 0, handle, stream_), ACLNN_SUCCESS);
+}
+
+TEST_F(Launch, NullAddressOfAnAccessedTensorIs161001AndOfAnUntouchedOneIsFine) {
+  aclOpExecutor* handle = makeExecutor(0);
+  ASSERT_EQ(aclSetAclOpExecutorRepeatable(handle), ACLNN_SUCCESS);
+  ASSERT_EQ(aclSetInputTensorAddr(handle, 0, x_, nullptr), ACLNN_SUCCESS);
+  EXPECT_EQ(aclcpu::launchExecutor(kApi, nullptr, 0, handle, stream_), ACLNN_ERR_PARAM_NULLPTR);
+  const std::string message = takeErrors();
+  EXPECT_NE(message.find("input 0"), std::string::npos) << message;
+  EXPECT_NE(message.find("nullptr"), std::string::npos) << message;
+  meta_test::executorOf(handle)->inputs[0].accessed = false;  // as for ConvTbc's bias
+  EXPECT_EQ(aclcpu::launchExecutor(kApi, nullptr, 0, handle, stream_), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(log_->runCount(), 1u);
+  EXPECT_EQ(aclDestroyAclOpExecutor(handle), ACLNN_SUCCESS);
+}
+
+TEST_F(Launch, OverlappingOutputsAndBlockOverrunsAre161002) {
+  auto executor = std::make_unique<RecordingExecutor>(log_);
+  executor->inputs = {bind(x_)};
+  executor->outputs = {bind(y_), bind(y_)};  // the same memory twice
+  aclOpExecutor* handle = aclcpu::registerExecutor(std::move(executor));
+  EXPECT_EQ(aclcpu::launchExecutor(kApi, nullptr, 0, handle, stream_), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(takeErrors().find("share no memory"), std::string::npos);
+  EXPECT_EQ(aclDestroyAclOpExecutor(handle), ACLNN_SUCCESS);
+
+  // x's 4 floats placed 8 bytes before the end of a 16-byte block.
+  void* block = nullptr;
+  ASSERT_EQ(aclrtMalloc(&block, 16, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  handle = makeExecutor(0);
+  ASSERT_EQ(aclSetInputTensorAddr(handle, 0, x_, static_cast<char*>(block) + 8), ACLNN_SUCCESS);
+  EXPECT_EQ(aclcpu::launchExecutor(kApi, nullptr, 0, handle, stream_), ACLNN_ERR_PARAM_INVALID);
+  EXPECT_NE(takeErrors().find("block of 16 bytes"), std::string::npos);
+  ASSERT_EQ(aclSetInputTensorAddr(handle, 0, x_, block), ACLNN_SUCCESS);
+  EXPECT_EQ(aclcpu::launchExecutor(kApi, nullptr, 0, handle, stream_), ACLNN_SUCCESS);
+  ASSERT_EQ(aclrtSynchronizeStream(stream_), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFree(block), ACL_SUCCESS);
+}
+
+}  // namespace

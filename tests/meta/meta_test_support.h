@@ -13,6 +13,7 @@
 #include "aclnn/opdev/op_errno.h"
 #include "common/error_log.h"
 #include "executor/executor.h"
+#include "executor/registry.h"
 #include "meta/meta_types.h"
 
 namespace meta_test {
@@ -53,7 +54,7 @@ class RecordingExecutor : public aclOpExecutor {
  public:
   RecordingExecutor(std::shared_ptr<RunLog> log, aclnnStatus result = ACLNN_SUCCESS)
       : log_(std::move(log)), result_(result) {
-    apiName = "aclnnRecordingTest";
+    apiName = "aclnnLaunchTest";  // the phase-2 name the tests launch it under
   }
   ~RecordingExecutor() override { ++log_->destroyed; }
 
@@ -78,6 +79,12 @@ class RecordingExecutor : public aclOpExecutor {
   std::shared_ptr<RunLog> log_;
   aclnnStatus result_;
 };
+
+// The live executor behind a handle (handles are numbers, not addresses), or
+// nullptr.
+inline aclOpExecutor* executorOf(const aclOpExecutor* handle) {
+  return aclcpu::LockedExecutorRegistry().find(handle);
+}
 
 // A binding that captures `tensor` as phase 1 would.
 inline aclOpExecutor::Binding bind(aclTensor* tensor) {

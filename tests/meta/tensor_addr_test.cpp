@@ -10,6 +10,7 @@ namespace {
 
 using meta_test::absentBinding;
 using meta_test::bind;
+using meta_test::executorOf;
 using meta_test::makeVector;
 using meta_test::RecordingExecutor;
 using meta_test::RunLog;
@@ -37,8 +38,8 @@ class TensorAddr : public ::testing::Test {
     takeErrors();
   }
 
-  void* inputAddr(size_t k) const { return handle_->inputs[k].tensor.data; }
-  void* outputAddr(size_t k) const { return handle_->outputs[k].tensor.data; }
+  void* inputAddr(size_t k) const { return executorOf(handle_)->inputs[k].tensor.data; }
+  void* outputAddr(size_t k) const { return executorOf(handle_)->outputs[k].tensor.data; }
 
   float bufferA_[4] = {}, bufferB_[4] = {}, bufferY_[4] = {}, fresh_[4] = {};
   aclTensor* a_ = nullptr;
@@ -92,7 +93,7 @@ TEST_F(TensorAddr, OutOfRangeOrAbsentIndexIs161002AndChangesNothing) {
   message = takeErrors();
   EXPECT_NE(message.find("null"), std::string::npos) << message;
   EXPECT_EQ(replacement->data, static_cast<void*>(bufferY_));
-  EXPECT_FALSE(handle_->inputs[2].present);
+  EXPECT_FALSE(executorOf(handle_)->inputs[2].present);
   EXPECT_EQ(inputAddr(2), nullptr);
   aclDestroyTensor(replacement);
 }
@@ -142,14 +143,14 @@ TEST_F(TensorAddr, ATensorBoundTwiceIsReboundEverywhere) {
   executor->outputs = {bind(a_)};  // in place
   aclOpExecutor* handle = aclcpu::registerExecutor(std::move(executor));
   EXPECT_EQ(aclSetTensorAddr(handle, 1, a_, fresh_), ACLNN_SUCCESS);
-  EXPECT_EQ(handle->inputs[0].tensor.data, static_cast<void*>(fresh_));
-  EXPECT_EQ(handle->inputs[1].tensor.data, static_cast<void*>(bufferB_));
-  EXPECT_EQ(handle->inputs[2].tensor.data, static_cast<void*>(fresh_));
-  EXPECT_EQ(handle->outputs[0].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle)->inputs[0].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle)->inputs[1].tensor.data, static_cast<void*>(bufferB_));
+  EXPECT_EQ(executorOf(handle)->inputs[2].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle)->outputs[0].tensor.data, static_cast<void*>(fresh_));
   // The input-only variant leaves the output binding alone.
   EXPECT_EQ(aclSetInputTensorAddr(handle, 0, a_, bufferY_), ACLNN_SUCCESS);
-  EXPECT_EQ(handle->inputs[2].tensor.data, static_cast<void*>(bufferY_));
-  EXPECT_EQ(handle->outputs[0].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle)->inputs[2].tensor.data, static_cast<void*>(bufferY_));
+  EXPECT_EQ(executorOf(handle)->outputs[0].tensor.data, static_cast<void*>(fresh_));
   aclDestroyAclOpExecutor(handle);
 }
 
@@ -197,19 +198,19 @@ class DynamicTensorAddr : public ::testing::Test {
 
 TEST_F(DynamicTensorAddr, RebindsTheListElementOnTheRequestedSide) {
   EXPECT_EQ(aclSetDynamicInputTensorAddr(handle_, 0, 1, list_, fresh_), ACLNN_SUCCESS);
-  EXPECT_EQ(handle_->inputs[1].tensor.data, static_cast<void*>(fresh_));
-  EXPECT_EQ(handle_->inputs[0].tensor.data, static_cast<void*>(buffers_[0]));
-  EXPECT_EQ(handle_->outputs[0].tensor.data, static_cast<void*>(buffers_[1]));
+  EXPECT_EQ(executorOf(handle_)->inputs[1].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle_)->inputs[0].tensor.data, static_cast<void*>(buffers_[0]));
+  EXPECT_EQ(executorOf(handle_)->outputs[0].tensor.data, static_cast<void*>(buffers_[1]));
   EXPECT_EQ(x1_->data, static_cast<void*>(fresh_));
 
   EXPECT_EQ(aclSetDynamicOutputTensorAddr(handle_, 0, 1, list_, buffers_[0]), ACLNN_SUCCESS);
-  EXPECT_EQ(handle_->outputs[0].tensor.data, static_cast<void*>(buffers_[0]));
-  EXPECT_EQ(handle_->inputs[1].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle_)->outputs[0].tensor.data, static_cast<void*>(buffers_[0]));
+  EXPECT_EQ(executorOf(handle_)->inputs[1].tensor.data, static_cast<void*>(fresh_));
 
   EXPECT_EQ(aclSetDynamicTensorAddr(handle_, 0, 1, list_, fresh_), ACLNN_SUCCESS);
-  EXPECT_EQ(handle_->outputs[0].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle_)->outputs[0].tensor.data, static_cast<void*>(fresh_));
   EXPECT_EQ(aclSetDynamicTensorAddr(handle_, 0, 0, list_, fresh_), ACLNN_SUCCESS);
-  EXPECT_EQ(handle_->inputs[0].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle_)->inputs[0].tensor.data, static_cast<void*>(fresh_));
 }
 
 TEST_F(DynamicTensorAddr, RelativeIndexBeyondTheListIs161002) {
@@ -237,9 +238,9 @@ TEST_F(DynamicTensorAddr, NullsAndUnboundElementsAreRejected) {
 
 TEST_F(DynamicTensorAddr, CapitalAAliasesForward) {
   EXPECT_EQ(AclSetDynamicInputTensorAddr(handle_, 0, 0, list_, fresh_), ACLNN_SUCCESS);
-  EXPECT_EQ(handle_->inputs[0].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle_)->inputs[0].tensor.data, static_cast<void*>(fresh_));
   EXPECT_EQ(AclSetDynamicOutputTensorAddr(handle_, 0, 1, list_, fresh_), ACLNN_SUCCESS);
-  EXPECT_EQ(handle_->outputs[0].tensor.data, static_cast<void*>(fresh_));
+  EXPECT_EQ(executorOf(handle_)->outputs[0].tensor.data, static_cast<void*>(fresh_));
   EXPECT_EQ(AclSetDynamicTensorAddr(handle_, 0, 5, list_, fresh_), ACLNN_ERR_PARAM_INVALID);
 }
 

@@ -127,3 +127,40 @@ TEST_F(InitTest, FinalizeReleasesDevicesContextsAndStreams) {
 
 }  // namespace
 }  // namespace aclcpu_test
+
+namespace aclcpu_test {
+namespace {
+
+// Issue #7 finding 7: after aclFinalize the runtime kept serving work.
+TEST_F(InitTest, AfterFinalizeTheRuntimeRefusesWorkUntilInitAgain) {
+  void* live = nullptr;
+  ASSERT_EQ(aclrtMalloc(&live, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclFinalize(), ACL_SUCCESS);
+  takeErrors();
+  void* block = nullptr;
+  EXPECT_EQ(aclrtMalloc(&block, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_UNINITIALIZE);
+  const std::string message = takeErrors();
+  EXPECT_EQ(message.rfind("aclrtMalloc:", 0), 0u) << message;
+  EXPECT_NE(message.find("aclFinalize"), std::string::npos) << message;
+  EXPECT_EQ(aclrtSetDevice(0), ACL_ERROR_UNINITIALIZE);
+  aclrtStream stream = nullptr;
+  EXPECT_EQ(aclrtCreateStream(&stream), ACL_ERROR_UNINITIALIZE);
+  aclrtContext context = nullptr;
+  EXPECT_EQ(aclrtCreateContext(&context, 0), ACL_ERROR_UNINITIALIZE);
+  EXPECT_EQ(aclrtMemset(live, 64, 0, 64), ACL_ERROR_UNINITIALIZE);
+  EXPECT_EQ(aclrtMemsetAsync(live, 64, 0, 64, nullptr), ACL_ERROR_UNINITIALIZE);
+  EXPECT_EQ(aclrtFree(live), ACL_SUCCESS) << "releasing memory stays possible";
+  takeErrors();
+
+  ASSERT_EQ(aclInit(nullptr), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMalloc(&block, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  EXPECT_EQ(aclrtSetDevice(0), ACL_SUCCESS);
+  EXPECT_EQ(aclrtCreateStream(&stream), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMemsetAsync(block, 64, 0, 64, stream), ACL_SUCCESS);
+  EXPECT_EQ(aclrtSynchronizeStream(stream), ACL_SUCCESS);
+  EXPECT_EQ(aclrtDestroyStream(stream), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFree(block), ACL_SUCCESS);
+}
+
+}  // namespace
+}  // namespace aclcpu_test

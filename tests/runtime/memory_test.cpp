@@ -251,3 +251,42 @@ TEST_F(MemoryTest, AsyncOnTheDefaultStream) {
 
 }  // namespace
 }  // namespace aclcpu_test
+
+namespace aclcpu_test {
+namespace {
+
+// Issue #7 finding 7: memset on a block just freed wrote freed memory.
+TEST_F(MemoryTest, FreedBlocksAreRejectedByMemsetAndMemcpy) {
+  void* block = nullptr;
+  void* live = nullptr;
+  ASSERT_EQ(aclrtMalloc(&block, 256, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtMalloc(&live, 256, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  ASSERT_EQ(aclrtFree(block), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMemset(block, 256, 0, 256), ACL_ERROR_INVALID_PARAM);
+  std::string message = takeErrors();
+  EXPECT_NE(message.find("was freed"), std::string::npos) << message;
+  EXPECT_EQ(aclrtMemset(static_cast<char*>(block) + 100, 16, 0, 16), ACL_ERROR_INVALID_PARAM)
+      << "interior addresses too";
+  EXPECT_EQ(aclrtMemcpy(live, 256, block, 256, ACL_MEMCPY_DEVICE_TO_DEVICE),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemcpy(block, 256, live, 256, ACL_MEMCPY_DEVICE_TO_DEVICE),
+            ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtMemsetAsync(block, 256, 0, 256, nullptr), ACL_ERROR_INVALID_PARAM);
+  EXPECT_EQ(aclrtFree(block), ACL_ERROR_INVALID_PARAM) << "double free";
+  takeErrors();
+  EXPECT_EQ(aclrtMemset(live, 256, 7, 256), ACL_SUCCESS);
+  EXPECT_EQ(aclrtFree(live), ACL_SUCCESS);
+}
+
+TEST_F(MemoryTest, TheFreedBlockQuarantineIsBounded) {
+  // The oldest of more blocks than the quarantine holds goes back to the
+  // heap and is no longer recognised; the newest still are.
+  std::vector<void*> blocks(aclcpu::AllocationRegistry::kQuarantineBlocks + 8);
+  for (void*& b : blocks) ASSERT_EQ(aclrtMalloc(&b, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+  for (void* b : blocks) ASSERT_EQ(aclrtFree(b), ACL_SUCCESS);
+  EXPECT_EQ(aclrtMemset(blocks.back(), 64, 0, 64), ACL_ERROR_INVALID_PARAM);
+  takeErrors();
+}
+
+}  // namespace
+}  // namespace aclcpu_test

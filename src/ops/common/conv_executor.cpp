@@ -5,6 +5,7 @@
 #include "kernels/convert/convert.h"
 #include "ops/common/op_status.h"
 #include "ops/common/tensor_views.h"
+#include "ops/common/view_checks.h"
 
 namespace aclcpu {
 namespace ops {
@@ -44,6 +45,31 @@ bool hasElements(const kernels::View5& view) {
 }
 
 }  // namespace
+
+RunAccess runAccess(const ConvBackwardProblem& p, size_t inputCount, size_t outputCount) {
+  RunAccess access;
+  access.inputs.assign(inputCount, false);
+  access.outputs.assign(outputCount, false);
+  auto mark = [&](const TensorRole& role, bool used) {
+    if (!role.present || !used) return;
+    std::vector<bool>& side = role.isOutput ? access.outputs : access.inputs;
+    if (role.index >= 0 && static_cast<size_t>(role.index) < side.size())
+      side[static_cast<size_t>(role.index)] = true;
+  };
+  // The same needs as planConvWorkspace: which operands each pass reads.
+  const bool forwardForInput = p.computeGradInput && p.gradInputIsForward;
+  const bool dataGradForInput = p.computeGradInput && !p.gradInputIsForward;
+  if (!p.empty) {
+    mark(p.x, p.computeGradWeight || forwardForInput);
+    mark(p.dy, p.computeGradWeight || dataGradForInput);
+    mark(p.w, p.computeGradInput);
+  }
+  mark(p.biasSource, p.computeGradBias);
+  mark(p.gradInput, p.computeGradInput && (!p.empty || p.fillGradInputWhenEmpty));
+  mark(p.gradWeight, p.computeGradWeight);
+  mark(p.gradBias, p.computeGradBias);
+  return access;
+}
 
 aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& outputs,
                                       void* workspace, uint64_t /*workspaceSize*/) const {
@@ -162,7 +188,10 @@ void ConvBackwardExecutor::runEmpty(const Bindings& inputs, const Bindings& outp
   auto view = [&](const TensorRole& role) {
     return roleView(role, tensorFor(role, inputs, outputs));
   };
-  if (problem_.computeGradBias) sumGradBias(inputs, outputs, ws);
+  // A source without elements has zero sums for every channel, whatever the
+  // length of gradBias (which phase 1 then accepts): it is zero-filled.
+  const bool biasFromSums = problem_.computeGradBias && hasElements(view(problem_.biasSource));
+  if (biasFromSums) sumGradBias(inputs, outputs, ws);
   if (problem_.computeGradInput && problem_.fillGradInputWhenEmpty) {
     const kernels::View5 target = view(problem_.gradInput);
     if (hasElements(target)) kernels::fillZero(target);
@@ -171,20 +200,35 @@ void ConvBackwardExecutor::runEmpty(const Bindings& inputs, const Bindings& outp
     const kernels::View5 target = view(problem_.gradWeight);
     if (hasElements(target)) kernels::fillZero(target);
   }
-  if (problem_.computeGradBias) storeGradBias(inputs, outputs, ws);
+  if (biasFromSums) {
+    storeGradBias(inputs, outputs, ws);
+  } else if (problem_.computeGradBias) {
+    const kernels::View5 target = view(problem_.gradBias);
+    if (hasElements(target)) kernels::fillZero(target);
+  }
 }
 
 aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Api,
                                      const ConvBackwardProblem& problem, int64_t biasChannels,
-                                     std::initializer_list<const aclTensor*> inputs,
-                                     std::initializer_list<const aclTensor*> outputs,
+                                     std::initializer_list<NamedTensor> inputs,
+                                     std::initializer_list<NamedTensor> outputs,
                                      uint64_t* workspaceSize, aclOpExecutor** executor) {
+  const std::vector<NamedTensor> inputTensors(inputs);
+  const std::vector<NamedTensor> outputTensors(outputs);
+  const RunAccess access = runAccess(problem, inputTensors.size(), outputTensors.size());
+  // Every bound input (the run forms addresses from all of them) and every
+  // output the run writes.
+  std::vector<NamedTensor> written;
+  for (size_t i = 0; i < outputTensors.size(); ++i)
+    if (access.outputs[i]) written.push_back(outputTensors[i]);
+  const aclnnStatus viewStatus = checkOperandViews(phase1Api, inputTensors, written);
+  if (viewStatus != kSuccess) return viewStatus;
+
   // Operands already dense fp32 (and not rounded) are read in place; their
   // layout and dtype are fixed at phase 1, only addresses may be rebound.
-  const std::vector<const aclTensor*> inputTensors(inputs);
   auto readable = [&](const TensorRole& role) {
     return role.present && problem.operandRounding == kernels::Rounding::None &&
-           isDenseFloat32(roleView(role, *inputTensors[static_cast<size_t>(role.index)]));
+           isDenseFloat32(roleView(role, *inputTensors[static_cast<size_t>(role.index)].tensor));
   };
   InPlaceOperands inPlace;
   if (!problem.empty) {
@@ -198,19 +242,21 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
                 "workspace: expected a size that fits in 64 bits for this problem");
   auto created = std::make_unique<ConvBackwardExecutor>(problem, plan);
   auto bind = [](std::vector<aclOpExecutor::Binding>& bindings,
-                 std::initializer_list<const aclTensor*> tensors) {
-    for (const aclTensor* tensor : tensors) {
+                 const std::vector<NamedTensor>& tensors, const std::vector<bool>& accessed) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
       aclOpExecutor::Binding binding;
-      if (tensor) {
+      if (tensors[i].tensor) {
         binding.present = true;
-        binding.tensor = *tensor;
-        binding.original = tensor;
+        binding.tensor = *tensors[i].tensor;
+        binding.original = tensors[i].tensor;
+        binding.name = tensors[i].name;
+        binding.accessed = accessed[i];
       }
       bindings.push_back(std::move(binding));
     }
   };
-  bind(created->inputs, inputs);
-  bind(created->outputs, outputs);
+  bind(created->inputs, inputTensors, access.inputs);
+  bind(created->outputs, outputTensors, access.outputs);
   created->workspaceSize = plan.totalBytes;
   created->apiName = phase2Api;
   aclOpExecutor* handle = registerExecutor(std::move(created));

@@ -4,10 +4,12 @@
 // plan.
 
 #include <memory>
+#include <vector>
 
 #include "executor/executor.h"
 #include "ops/common/conv_plan.h"
 #include "ops/common/conv_problem.h"
+#include "ops/common/tensor_checks.h"
 
 namespace aclcpu {
 namespace ops {
@@ -32,14 +34,25 @@ class ConvBackwardExecutor : public aclOpExecutor {
   ConvWorkspacePlan plan_;
 };
 
-// The common end of phase 1: lays out the workspace for `problem` (whose
-// bias source has `biasChannels` channels), binds copies of the tensors (null
-// entries stay absent), registers the executor and hands it and its workspace
-// size to the caller. Fails with 161002 when the workspace size overflows.
+// Which bindings a run of `problem` reads (inputs) or writes (outputs).
+struct RunAccess {
+  std::vector<bool> inputs;
+  std::vector<bool> outputs;
+};
+RunAccess runAccess(const ConvBackwardProblem& problem, size_t inputCount, size_t outputCount);
+
+// The common end of phase 1, after the operator's own checks: applies the
+// shared view rules (ops/common/view_checks.h) to every bound input and every
+// output the run writes, lays out the workspace for `problem` (whose bias
+// source has `biasChannels` channels), binds copies of the tensors (null
+// entries stay absent; each binding says whether the run touches its memory,
+// for the launch's address checks), registers the executor and hands it and
+// its workspace size to the caller. Fails with 161002 when a view rule fails
+// or the workspace size overflows.
 aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Api,
                                      const ConvBackwardProblem& problem, int64_t biasChannels,
-                                     std::initializer_list<const aclTensor*> inputs,
-                                     std::initializer_list<const aclTensor*> outputs,
+                                     std::initializer_list<NamedTensor> inputs,
+                                     std::initializer_list<NamedTensor> outputs,
                                      uint64_t* workspaceSize, aclOpExecutor** executor);
 
 }  // namespace ops

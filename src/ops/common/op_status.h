@@ -26,11 +26,12 @@ aclnnStatus fail(aclnnStatus status, const char* api, const char* format, ...)
 // "[2, 3, 4]"
 std::string shapeString(const std::vector<int64_t>& dims);
 
-// "FLOAT16", "BF16", ... (or the number when unknown)
-std::string dataTypeName(aclDataType type);
+// "FLOAT16", "BF16", ... (or the number when unknown). Both take the raw
+// value (meta_types.h rawDataType / rawFormat): it may be out of range.
+std::string dataTypeName(int32_t type);
 
 // "NCHW", "ND", ...
-std::string formatName(aclFormat format);
+std::string formatName(int32_t format);
 
 }  // namespace ops
 }  // namespace aclcpu

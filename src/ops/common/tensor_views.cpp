@@ -40,8 +40,12 @@ kernels::Rounding roundingTo(aclDataType type) {
 kernels::View5 roleView(const TensorRole& role, const aclTensor& tensor) {
   kernels::View5 view;
   view.type = elementTypeOf(tensor.dataType);
-  view.data = static_cast<char*>(tensor.data) +
-              tensor.offset * static_cast<int64_t>(floatElementBytes(tensor.dataType));
+  // Integer arithmetic: a tensor the run never touches may have a null
+  // address, and pointer arithmetic on null is undefined. The offset was
+  // bounds-checked in phase 1 (ops/common/view_checks.h), so it cannot overflow.
+  view.data = reinterpret_cast<void*>(
+      reinterpret_cast<uintptr_t>(tensor.data) +
+      static_cast<uintptr_t>(tensor.offset) * floatElementBytes(tensor.dataType));
   for (int d = 0; d < 5; ++d) {
     view.shape[d] = 1;
     view.strides[d] = 0;

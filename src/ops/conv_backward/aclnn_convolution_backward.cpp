@@ -6,6 +6,7 @@
 
 #include "ops/common/conv_executor.h"
 #include "ops/common/op_status.h"
+#include "ops/common/tensor_checks.h"
 #include "ops/conv_backward/conv_backward_args.h"
 #include "ops/conv_backward/conv_backward_problem.h"
 
@@ -27,9 +28,14 @@ aclnnStatus aclnnConvolutionBackwardGetWorkspaceSize(
     if (status != kSuccess) return status;
 
     const ConvBackwardProblem problem = normaliseConvBackward(args, emptyPath);
-    return finishConvBackwardPhase1(kConvBackwardPhase1, kConvBackwardPhase2, problem,
-                                    gradOutput->viewShape[1], {gradOutput, input, weight},
-                                    {gradInput, gradWeight, gradBias}, workspaceSize, executor);
+    // An empty gradOutput has all-zero channel sums whatever gradBias's
+    // length (the empty path then zero-fills gradBias), so no sums are planned.
+    const int64_t biasChannels = elementCount(gradOutput) == 0 ? 0 : gradOutput->viewShape[1];
+    return finishConvBackwardPhase1(
+        kConvBackwardPhase1, kConvBackwardPhase2, problem, biasChannels,
+        {{gradOutput, "gradOutput"}, {input, "input"}, {weight, "weight"}},
+        {{gradInput, "gradInput"}, {gradWeight, "gradWeight"}, {gradBias, "gradBias"}},
+        workspaceSize, executor);
   } catch (const std::bad_alloc&) {
     return fail(kInnerNullptr, kConvBackwardPhase1, "out of host memory while planning");
   } catch (...) {

@@ -89,9 +89,11 @@ aclnnStatus aclnnConvTbcBackwardGetWorkspaceSize(const aclTensor* self, const ac
     const aclnnStatus status = checkConvTbcBackward(args);
     if (status != kSuccess) return status;
     const ConvBackwardProblem problem = normaliseConvTbc(args);
-    return finishConvBackwardPhase1(kConvTbcPhase1, kConvTbcPhase2, problem, self->viewShape[2],
-                                    {self, input, weight, bias}, {gradInput, gradWeight, gradBias},
-                                    workspaceSize, executor);
+    return finishConvBackwardPhase1(
+        kConvTbcPhase1, kConvTbcPhase2, problem, self->viewShape[2],
+        {{self, "self"}, {input, "input"}, {weight, "weight"}, {bias, "bias"}},
+        {{gradInput, "gradInput"}, {gradWeight, "gradWeight"}, {gradBias, "gradBias"}},
+        workspaceSize, executor);
   } catch (const std::bad_alloc&) {
     return fail(kInnerNullptr, kConvTbcPhase1, "out of host memory while planning");
   } catch (...) {

@@ -45,7 +45,7 @@ aclnnStatus checkConvTbcBackward(const ConvTbcBackwardArgs& a) {
   // Step 3: storage formats, whatever the rank.
   for (const auto& t : all) {
     const bool vector = t.tensor == a.bias || t.tensor == a.gradBias;
-    const aclFormat f = t.tensor->format;
+    const int32_t f = rawFormat(*t.tensor);
     const bool ok = vector ? f == ACL_FORMAT_ND : (f == ACL_FORMAT_ND || f == ACL_FORMAT_NCL);
     if (!ok)
       return fail(kParamInvalid, kApi, "%s: expected format %s, got %s", t.name,
