@@ -27,7 +27,7 @@ std::string shapeString(const std::vector<int64_t>& dims) {
   return text + "]";
 }
 
-std::string dataTypeName(aclDataType type) {
+std::string dataTypeName(int type) {
   switch (type) {
     case ACL_FLOAT:
       return "FLOAT";
@@ -56,11 +56,11 @@ std::string dataTypeName(aclDataType type) {
     case ACL_DT_UNDEFINED:
       return "UNDEFINED";
     default:
-      return "dtype " + std::to_string(static_cast<int>(type));
+      return "dtype " + std::to_string(type);
   }
 }
 
-std::string formatName(aclFormat format) {
+std::string formatName(int format) {
   switch (format) {
     case ACL_FORMAT_ND:
       return "ND";
@@ -77,7 +77,7 @@ std::string formatName(aclFormat format) {
     case ACL_FORMAT_UNDEFINED:
       return "UNDEFINED";
     default:
-      return "format " + std::to_string(static_cast<int>(format));
+      return "format " + std::to_string(format);
   }
 }
 

@@ -16,6 +16,7 @@ namespace ops {
 constexpr aclnnStatus kSuccess = 0;
 constexpr aclnnStatus kParamNullptr = 161001;
 constexpr aclnnStatus kParamInvalid = 161002;
+constexpr aclnnStatus kRuntimeError = 361001;
 constexpr aclnnStatus kInner = 561000;
 constexpr aclnnStatus kInnerNullptr = 561103;
 
@@ -26,11 +27,13 @@ aclnnStatus fail(aclnnStatus status, const char* api, const char* format, ...)
 // "[2, 3, 4]"
 std::string shapeString(const std::vector<int64_t>& dims);
 
-// "FLOAT16", "BF16", ... (or the number when unknown)
-std::string dataTypeName(aclDataType type);
+// "FLOAT16", "BF16", ... (or the number when unknown). They take the raw
+// integer: a caller's out-of-range enum value must never be loaded as the
+// enum type (see common/raw_enum.h); enum arguments convert implicitly.
+std::string dataTypeName(int type);
 
 // "NCHW", "ND", ...
-std::string formatName(aclFormat format);
+std::string formatName(int format);
 
 }  // namespace ops
 }  // namespace aclcpu

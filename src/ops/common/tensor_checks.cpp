@@ -2,13 +2,14 @@
 
 #include "common/checked_math.h"
 #include "ops/common/op_status.h"
+#include "ops/common/tensor_enums.h"
 
 namespace aclcpu {
 namespace ops {
 
 aclnnStatus checkConvDtype(const char* api, const NamedTensor& t) {
   if (!t.tensor) return kSuccess;
-  const aclDataType type = t.tensor->dataType;
+  const int type = rawDataType(t.tensor);
   if (type == ACL_FLOAT || type == ACL_FLOAT16 || type == ACL_BF16) return kSuccess;
   return fail(kParamInvalid, api, "%s: expected dtype FLOAT, FLOAT16 or BF16, got %s", t.name,
               dataTypeName(type).c_str());
