@@ -22,10 +22,10 @@ int RunConvTbcDocExample(aclrtStream stream) {
   const int64_t pad = 1;
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
-  if (!sample::Succeeded(aclnnConvTbcGetWorkspaceSize(self.tensor.get(), weight.tensor.get(),
-                                                      bias.tensor.get(), pad, output.tensor.get(),
-                                                      1, &workspaceSize, &executor),
-                         "aclnnConvTbcGetWorkspaceSize"))
+  if (!sample::Succeeded(
+          aclnnConvTbcGetWorkspaceSize(self.tensor.get(), weight.tensor.get(), bias.tensor.get(),
+                                       pad, output.tensor.get(), 1, &workspaceSize, &executor),
+          "aclnnConvTbcGetWorkspaceSize"))
     return 1;
   if (!sample::RunPhaseTwo(aclnnConvTbc, "aclnnConvTbc", workspaceSize, executor, stream)) return 1;
   return sample::CountMismatches("output", output, std::vector<float>(16, 7.0f));

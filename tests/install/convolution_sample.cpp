@@ -31,27 +31,27 @@ int RunConvolution2dWithBias(aclrtStream stream) {
               outputPadding = IntArray({0, 0});
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
-  if (!sample::Succeeded(aclnnConvolutionGetWorkspaceSize(
-                             input.tensor.get(), weight.tensor.get(), bias.tensor.get(),
-                             stride.get(), padding.get(), dilation.get(), false,
-                             outputPadding.get(), 1, output.tensor.get(), 0, &workspaceSize,
-                             &executor),
-                         "aclnnConvolutionGetWorkspaceSize"))
+  if (!sample::Succeeded(
+          aclnnConvolutionGetWorkspaceSize(input.tensor.get(), weight.tensor.get(),
+                                           bias.tensor.get(), stride.get(), padding.get(),
+                                           dilation.get(), false, outputPadding.get(), 1,
+                                           output.tensor.get(), 0, &workspaceSize, &executor),
+          "aclnnConvolutionGetWorkspaceSize"))
     return 1;
   if (!sample::RunPhaseTwo(aclnnConvolution, "aclnnConvolution", workspaceSize, executor, stream))
     return 1;
   const std::vector<float> taps = sample::TapCounts(3, 2, 1, 4);  // [1, 2, 2, 1]
-  return sample::CountMismatches("output", output,
-                                 sample::Outer(2 * 4, std::vector<float>(1, 1.0f), taps, taps,
-                                               2.0f, 1.0f));
+  return sample::CountMismatches(
+      "output", output, sample::Outer(2 * 4, std::vector<float>(1, 1.0f), taps, taps, 2.0f, 1.0f));
 }
 
 // The transposed examples: input [1, 16, 2...], weight [16, 16, 2...],
 // output [1, 16, 3...], stride 1, no padding, no bias, cubeMathType 0.
 int RunTransposed(aclrtStream stream, int dims) {
   std::printf("== aclnnConvolution %dD transposed ==\n", dims);
-  const aclFormat format =
-      dims == 1 ? ACL_FORMAT_NCL : dims == 2 ? ACL_FORMAT_NCHW : ACL_FORMAT_NCDHW;
+  const aclFormat format = dims == 1   ? ACL_FORMAT_NCL
+                           : dims == 2 ? ACL_FORMAT_NCHW
+                                       : ACL_FORMAT_NCDHW;
   std::vector<int64_t> inShape = {1, 16}, wShape = {16, 16}, outShape = {1, 16};
   for (int i = 0; i < dims; ++i) {
     inShape.push_back(2);
@@ -92,7 +92,7 @@ int RunTransposed3d(aclrtStream stream) { return RunTransposed(stream, 3); }
 }  // namespace
 
 int main() {
-  int (*const samples[])(aclrtStream) = {RunConvolution2dWithBias, RunTransposed1d,
-                                         RunTransposed2d, RunTransposed3d};
+  int (*const samples[])(aclrtStream) = {RunConvolution2dWithBias, RunTransposed1d, RunTransposed2d,
+                                         RunTransposed3d};
   return sample::RunSamples(samples, sizeof(samples) / sizeof(samples[0]));
 }

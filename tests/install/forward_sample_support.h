@@ -56,9 +56,9 @@ inline bool Create(const std::vector<int64_t>& shape, aclFormat format, float fi
   if (!Succeeded(aclrtMalloc(&device, out->bytes, ACL_MEM_MALLOC_HUGE_FIRST), "aclrtMalloc"))
     return false;
   out->memory.reset(device);
-  if (!Succeeded(aclrtMemcpy(device, out->bytes, host.data(), out->bytes,
-                             ACL_MEMCPY_HOST_TO_DEVICE),
-                 "aclrtMemcpy(host to device)"))
+  if (!Succeeded(
+          aclrtMemcpy(device, out->bytes, host.data(), out->bytes, ACL_MEMCPY_HOST_TO_DEVICE),
+          "aclrtMemcpy(host to device)"))
     return false;
   std::vector<int64_t> strides(shape.size(), 1);
   for (size_t i = shape.size(); i > 1; --i) strides[i - 2] = strides[i - 1] * shape[i - 1];

@@ -40,23 +40,23 @@ int RunTrainingStep(aclrtStream stream) {
 
   uint64_t workspaceSize = 0;
   aclOpExecutor* executor = nullptr;
-  if (!sample::Succeeded(aclnnConvolutionGetWorkspaceSize(
-                             input.tensor.get(), weight.tensor.get(), bias.tensor.get(),
-                             stride.get(), padding.get(), dilation.get(), false,
-                             outputPadding.get(), 1, output.tensor.get(), 0, &workspaceSize,
-                             &executor),
-                         "aclnnConvolutionGetWorkspaceSize"))
+  if (!sample::Succeeded(
+          aclnnConvolutionGetWorkspaceSize(input.tensor.get(), weight.tensor.get(),
+                                           bias.tensor.get(), stride.get(), padding.get(),
+                                           dilation.get(), false, outputPadding.get(), 1,
+                                           output.tensor.get(), 0, &workspaceSize, &executor),
+          "aclnnConvolutionGetWorkspaceSize"))
     return 1;
   if (!sample::RunPhaseTwo(aclnnConvolution, "aclnnConvolution", workspaceSize, executor, stream))
     return 1;
 
-  if (!sample::Succeeded(aclnnConvolutionBackwardGetWorkspaceSize(
-                             gradOutput.tensor.get(), input.tensor.get(), weight.tensor.get(),
-                             biasSizes.get(), stride.get(), padding.get(), dilation.get(), false,
-                             outputPadding.get(), 1, mask.get(), 0, gradInput.tensor.get(),
-                             gradWeight.tensor.get(), gradBias.tensor.get(), &workspaceSize,
-                             &executor),
-                         "aclnnConvolutionBackwardGetWorkspaceSize"))
+  if (!sample::Succeeded(
+          aclnnConvolutionBackwardGetWorkspaceSize(
+              gradOutput.tensor.get(), input.tensor.get(), weight.tensor.get(), biasSizes.get(),
+              stride.get(), padding.get(), dilation.get(), false, outputPadding.get(), 1,
+              mask.get(), 0, gradInput.tensor.get(), gradWeight.tensor.get(), gradBias.tensor.get(),
+              &workspaceSize, &executor),
+          "aclnnConvolutionBackwardGetWorkspaceSize"))
     return 1;
   if (!sample::RunPhaseTwo(aclnnConvolutionBackward, "aclnnConvolutionBackward", workspaceSize,
                            executor, stream))

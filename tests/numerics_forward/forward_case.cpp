@@ -22,8 +22,8 @@ DType randomDtype(Rng& rng) { return static_cast<DType>(uniform(rng, 0, 2)); }
 // Logical dim i of a tensor is its physical dim axes[i].
 using Axes = std::vector<int>;
 const Axes kNdhwc = {0, 4, 1, 2, 3};
-const Axes kTimeMajor = {1, 2, 0};     // [T, B, C] -> [B, C, T]
-const Axes kKernelMajor = {2, 1, 0};   // [K, C_in, C_out] -> [C_out, C_in, K]
+const Axes kTimeMajor = {1, 2, 0};    // [T, B, C] -> [B, C, T]
+const Axes kKernelMajor = {2, 1, 0};  // [K, C_in, C_out] -> [C_out, C_in, K]
 
 Axes identityAxes(size_t rank) {
   Axes axes(rank);
@@ -98,15 +98,16 @@ std::string list(const std::vector<int64_t>& v) { return shapeString(v); }
 }  // namespace
 
 int64_t ForwardCase::outputChannels() const {
-  const Shape logical = logicalShape(outputShape, op == ForwardOp::ConvTbc ? kTimeMajor
-                                                  : inputChannelsLast   ? kNdhwc
-                                                                        : identityAxes(outputShape.size()));
+  const Shape logical =
+      logicalShape(outputShape, op == ForwardOp::ConvTbc ? kTimeMajor
+                                : inputChannelsLast      ? kNdhwc
+                                                         : identityAxes(outputShape.size()));
   return logical[1];
 }
 
 std::string ForwardCase::describe() const {
   std::ostringstream out;
-  out << (op == ForwardOp::Convolution ? (transposed ? "conv_transposed" : "conv")
+  out << (op == ForwardOp::Convolution   ? (transposed ? "conv_transposed" : "conv")
           : op == ForwardOp::Depthwise2d ? "depthwise2d"
                                          : "conv_tbc")
       << " input" << shapeString(inputShape) << (inputChannelsLast ? "ndhwc" : "") << " weight"
@@ -182,7 +183,8 @@ ForwardCase randomDepthwiseCase(Rng& rng) {
   const int64_t batch = uniform(rng, 1, 3), channels = uniform(rng, 1, 5),
                 multiplier = uniform(rng, 1, 3);
   c.groups = channels;
-  Shape in = {batch, channels}, w = {channels * multiplier, 1}, out = {batch, channels * multiplier};
+  Shape in = {batch, channels}, w = {channels * multiplier, 1},
+        out = {batch, channels * multiplier};
   for (int s = 0; s < 2; ++s) {
     const int64_t k = uniform(rng, 1, 3);
     c.stride.push_back(uniform(rng, 1, 3));
@@ -339,7 +341,8 @@ std::string checkForwardCase(const ForwardCase& c, Rng& rng, bool randomLayouts)
   ForwardTensors t = makeForwardTensors(c, rng, randomLayouts);
   const OpOutcome outcome = runForward(c, &t);
   if (!outcome.succeeded()) return c.describe() + ": " + outcome.describe();
-  const ElementBounds expected = expectForward(c, t.input.dense(), t.weight.dense(), t.bias.dense());
+  const ElementBounds expected =
+      expectForward(c, t.input.dense(), t.weight.dense(), t.bias.dense());
   std::string problem = compareOutput("output", t.output, expected);
   if (problem.empty()) problem = t.output.outOfViewDamage();
   return problem.empty() ? "" : c.describe() + ": " + problem;

@@ -47,7 +47,8 @@ TEST(ForwardSweep, ConvolutionGeneratorCoversTheFeatures) {
     cmt4 += c.cubeMathType == 4;
     mixed += c.inputType != c.weightType || c.outputType != c.inputType;
   }
-  for (int count : {transposed, channelsLast, twoSided1d, fourValue2d, grouped, noBias, cmt4, mixed})
+  for (int count :
+       {transposed, channelsLast, twoSided1d, fourValue2d, grouped, noBias, cmt4, mixed})
     EXPECT_GT(count, 30);
 }
 
