@@ -6,6 +6,7 @@
 
 #include "numerics/random_problem.h"
 #include "reference/reference_conv.h"
+#include "support/axis_permutation.h"
 
 namespace numerics {
 namespace {
@@ -19,56 +20,15 @@ int64_t uniform(Rng& rng, int64_t lo, int64_t hi) {
 bool chance(Rng& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
 DType randomDtype(Rng& rng) { return static_cast<DType>(uniform(rng, 0, 2)); }
 
-// Logical dim i of a tensor is its physical dim axes[i].
-using Axes = std::vector<int>;
-const Axes kNdhwc = {0, 4, 1, 2, 3};
-const Axes kTimeMajor = {1, 2, 0};    // [T, B, C] -> [B, C, T]
-const Axes kKernelMajor = {2, 1, 0};  // [K, C_in, C_out] -> [C_out, C_in, K]
-
-Axes identityAxes(size_t rank) {
-  Axes axes(rank);
-  for (size_t i = 0; i < rank; ++i) axes[i] = static_cast<int>(i);
-  return axes;
-}
-
-Shape logicalShape(const Shape& physical, const Axes& axes) {
-  Shape shape(axes.size());
-  for (size_t i = 0; i < axes.size(); ++i) shape[i] = physical[axes[i]];
-  return shape;
-}
-
-Shape physicalShape(const Shape& logical, const Axes& axes) {
-  Shape shape(axes.size());
-  for (size_t i = 0; i < axes.size(); ++i) shape[axes[i]] = logical[i];
-  return shape;
-}
-
-// For every physical row-major index, the logical row-major index.
-std::vector<int64_t> logicalIndexOf(const Shape& physical, const Axes& axes) {
-  const Shape logical = logicalShape(physical, axes);
-  const int64_t count = elementCount(physical);
-  std::vector<int64_t> map(static_cast<size_t>(count));
-  std::vector<int64_t> position(physical.size(), 0);
-  for (int64_t flat = 0; flat < count; ++flat) {
-    int64_t rest = flat;
-    for (size_t d = physical.size(); d-- > 0;) {
-      position[d] = rest % physical[d];
-      rest /= physical[d];
-    }
-    int64_t index = 0;
-    for (size_t i = 0; i < axes.size(); ++i) index = index * logical[i] + position[axes[i]];
-    map[flat] = index;
-  }
-  return map;
-}
-
-std::vector<double> toLogical(const std::vector<double>& values, const Shape& physical,
-                              const Axes& axes) {
-  const std::vector<int64_t> map = logicalIndexOf(physical, axes);
-  std::vector<double> out(values.size());
-  for (size_t i = 0; i < values.size(); ++i) out[map[i]] = values[i];
-  return out;
-}
+using test_support::Axes;
+using test_support::identityAxes;
+using test_support::logicalIndexOf;
+using test_support::logicalShape;
+using test_support::physicalShape;
+using test_support::toLogical;
+const Axes& kNdhwc = test_support::ndhwcAxes();
+const Axes& kTimeMajor = test_support::timeMajorAxes();
+const Axes& kKernelMajor = test_support::kernelMajorAxes();
 
 Axes inputAxes(const ForwardCase& c) {
   if (c.op == ForwardOp::ConvTbc) return kTimeMajor;
