@@ -30,7 +30,7 @@ aclnnStatus checkCubeMathType(const char* api, int8_t cubeMathType, int highest)
 // 161002 unless the tensor's view has `expected` dims.
 aclnnStatus checkRank(const char* api, const NamedTensor& t, size_t expected);
 
-// 161002 unless every dtype is the first one's (`what` says why).
+// 161002 unless `second` has the dtype of `first` (compared as raw integers).
 aclnnStatus checkSameDtype(const char* api, const NamedTensor& first, const NamedTensor& second);
 
 // Padding of spatial dim s as (before, after): `padding` has one value per

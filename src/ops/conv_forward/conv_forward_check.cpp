@@ -310,10 +310,9 @@ aclnnStatus checkOutputShape(const ConvForwardArgs& a) {
   for (size_t i = 0; i < expected.size(); ++i) {
     if (got[i] != expected[i])
       return fail(kParamInvalid, kApi,
-                  "output: shape %s does not match the inferred shape %s (dim %s, in [N, C, "
+                  "output: shape %s does not match the inferred shape %s (dim %zu, in [N, C, "
                   "spatial...] order)",
-                  shapeString(a.output->viewShape).c_str(), wideShapeString(expected).c_str(),
-                  std::to_string(i).c_str());
+                  shapeString(a.output->viewShape).c_str(), wideShapeString(expected).c_str(), i);
   }
   if (elementCount(a.input) == 0 || elementCount(a.weight) == 0) {
     bool outputEmpty = false;
