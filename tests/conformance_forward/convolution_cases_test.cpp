@@ -627,6 +627,27 @@ const ForwardCase kEmpty[] = {
             c.output = tensor({2, 6, 0});
           }),
      kOk, ""},
+    // Section 6.6: the division truncates toward zero. W = 0, k = 1, stride 2:
+    // trunc(-1 / 2) + 1 = 1, so with N = 0 the output must be [0, 6, 1] ...
+    {"truncation_toward_zero_ok",
+     with(conv1d(),
+          [](C c) {
+            c.input = tensor({0, 4, 0});
+            c.weight = tensor({6, 4, 1});
+            c.padding = std::vector<int64_t>{0};
+            c.output = tensor({0, 6, 1});
+          }),
+     kOk, ""},
+    // ... and floor's [0, 6, 0] is rejected.
+    {"truncation_toward_zero_floor_shape_rejected",
+     with(conv1d(),
+          [](C c) {
+            c.input = tensor({0, 4, 0});
+            c.weight = tensor({6, 4, 1});
+            c.padding = std::vector<int64_t>{0};
+            c.output = tensor({0, 6, 0});
+          }),
+     kInvalid, "output"},
 };
 FORWARD_CASES(ConvEmpty, kEmpty);
 
