@@ -85,8 +85,9 @@ std::string ForwardCase::describe() const {
   return out.str();
 }
 
-ForwardCase randomConvolutionCase(Rng& rng) {
+ForwardCase randomConvolutionCase(Rng& rng, bool medium) {
   RandomCaseOptions options;
+  options.medium = medium;
   options.randomDtypes = false;
   options.randomCubeMath = false;
   const ConvCase base = randomConvCase(rng, options);

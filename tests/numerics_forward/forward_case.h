@@ -38,7 +38,9 @@ struct ForwardCase {
   std::string describe() const;
 };
 
-ForwardCase randomConvolutionCase(Rng& rng);
+// `medium`: several times the channels and extents, so that the engine's
+// blocked and multi-threaded paths are reached.
+ForwardCase randomConvolutionCase(Rng& rng, bool medium = false);
 ForwardCase randomDepthwiseCase(Rng& rng);
 ForwardCase randomConvTbcCase(Rng& rng);
 

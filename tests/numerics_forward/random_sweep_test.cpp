@@ -27,7 +27,12 @@ void sweep(Generator generate, uint64_t seed, int cases = kCasesPerOperator) {
   }
 }
 
-TEST(ForwardSweep, Convolution) { sweep(randomConvolutionCase, 0xC0FFEE01, 2 * kCasesPerOperator); }
+TEST(ForwardSweep, Convolution) {
+  sweep([](Rng& rng) { return randomConvolutionCase(rng); }, 0xC0FFEE01, 2 * kCasesPerOperator);
+}
+TEST(ForwardSweep, MediumConvolutions) {
+  sweep([](Rng& rng) { return randomConvolutionCase(rng, /*medium=*/true); }, 0xC0FFEE04, 150);
+}
 TEST(ForwardSweep, ConvDepthwise2d) { sweep(randomDepthwiseCase, 0xC0FFEE02); }
 TEST(ForwardSweep, ConvTbc) { sweep(randomConvTbcCase, 0xC0FFEE03); }
 
