@@ -269,7 +269,9 @@ aclnnStatus checkSpatialShapes(const ConvBackwardArgs& a) {
                   static_cast<long long>(span), a.transposed ? "gradOutput" : "input",
                   static_cast<long long>(padded), s);
     }
-    expected.push_back(reach / a.stride->values[s] + 1);
+    // reach >= 0 here, so the shared (truncating) relation is the floor one.
+    expected.push_back(static_cast<int64_t>(normalOutputExtent(
+        x->viewShape[2 + s], before, after, k, a.stride->values[s], a.dilation->values[s])));
   }
   for (size_t i = 0; i < expected.size(); ++i)
     if (y->viewShape[i] != expected[i]) valid = false;
