@@ -53,9 +53,6 @@ const ForwardCase kStep2[] = {
     {"output_double", with(conv2d(), [](C c) { c.output.dtype = ACL_DOUBLE; }), kInvalid, "output"},
     {"input_hifloat8_not_on_a2", with(conv2d(), [](C c) { c.input.dtype = ACL_HIFLOAT8; }),
      kInvalid, "input"},
-    {"input_out_of_range_enum",
-     with(conv2d(), [](C c) { c.input.dtype = static_cast<aclDataType>(9999); }), kInvalid,
-     "input"},
     {"order_bias_before_input",
      with(conv2d(),
           [](C c) {
@@ -232,9 +229,6 @@ const ForwardCase kStep4[] = {
      "weight"},
     {"3d_input_ndhwc_output_ncdhw", with(conv3d(), [](C c) { c.input.format = ACL_FORMAT_NDHWC; }),
      kInvalid, "output"},
-    {"format_out_of_range_enum",
-     with(conv2d(), [](C c) { c.weight.format = static_cast<aclFormat>(12345); }), kInvalid,
-     "weight"},
     // Decision 11: NDHWC tensors are read by their letters. Input [N, D, H, W, C].
     {"3d_ndhwc_everything_ok",
      with(conv3d(),
