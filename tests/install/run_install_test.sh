@@ -48,7 +48,8 @@ for lib in ascendcl nnopbase opapi opapi_nn opapi_math; do
 done
 for header in acl/acl.h acl/acl_rt.h acl/acl_base.h acl/error_codes/rt_error_codes.h \
               aclnn/acl_meta.h aclnn/aclnn_base.h aclnn/opdev/op_errno.h \
-              aclnnop/aclnn_util.h aclnnop/aclnn_convolution_backward.h; do
+              aclnnop/aclnn_util.h aclnnop/aclnn_convolution_backward.h \
+              aclnnop/aclnn_convolution.h; do
   [[ -f $prefix/include/$header ]] || fail "include/$header not installed"
 done
 ((failures == 0)) || { echo "install incomplete; stopping"; exit 1; }
@@ -71,6 +72,18 @@ check_resolves_to_prefix "$work_dir/sample_newer" ""
 if ! env -u LD_LIBRARY_PATH "$work_dir/sample_newer"; then
   fail "sample_newer (rpath only) failed"
 fi
+
+for sample in convolution conv_depthwise2d conv_tbc training_step; do
+  step "forward sample $sample, both link lines"
+  "$cxx" "${sample_flags[@]}" "$source_dir/${sample}_sample.cpp" -o "$work_dir/${sample}_older" \
+    -L"$libdir" -lascendcl -lnnopbase -lopapi
+  check_resolves_to_prefix "$work_dir/${sample}_older" "$libdir"
+  run_with_libdir "$work_dir/${sample}_older"
+  "$cxx" "${sample_flags[@]}" "$source_dir/${sample}_sample.cpp" -o "$work_dir/${sample}_newer" \
+    -L"$libdir" -lascendcl -lnnopbase -lopapi_math -lopapi_nn -Wl,-rpath,"$libdir"
+  check_resolves_to_prefix "$work_dir/${sample}_newer" ""
+  env -u LD_LIBRARY_PATH "$work_dir/${sample}_newer" || fail "${sample}_newer (rpath only) failed"
+done
 
 step "find_package(aclnn-cpu CONFIG) consumer"
 "$cmake" -S "$source_dir/consumer" -B "$work_dir/consumer-build" \
@@ -108,7 +121,9 @@ stray=$(grep -vE '^(acl|Acl)' <<<"$exported" || true)
 echo "libascendcl.so exports $count symbols"
 [[ -z $stray ]] || fail "libascendcl.so exports non-API symbols: $(tr '\n' ' ' <<<"$stray")"
 for required in aclInit aclrtSetDevice aclCreateTensor aclnnConvolutionBackward \
-                aclnnConvolutionBackwardGetWorkspaceSize aclGetRecentErrMsg; do
+                aclnnConvolutionBackwardGetWorkspaceSize aclGetRecentErrMsg \
+                aclnnConvolution aclnnConvolutionGetWorkspaceSize aclnnConvDepthwise2d \
+                aclnnConvDepthwise2dGetWorkspaceSize aclnnConvTbc aclnnConvTbcGetWorkspaceSize; do
   grep -qx "$required" <<<"$exported" || fail "libascendcl.so does not export $required"
 done
 # readelf agrees: every GLOBAL/WEAK defined dynamic symbol is API.

@@ -263,4 +263,101 @@ OpOutcome runConvTbcBackward(const HostTensor& self, const HostTensor& input,
   return outcome;
 }
 
+OpOutcome runConvolution(const ForwardConvAttrs& attrs, const HostTensor& input,
+                         const HostTensor& weight, const HostTensor* bias, HostTensor* output,
+                         const RunOptions& options) {
+  OpOutcome outcome;
+  const auto dInput = deviceCopy(&input, attrs.inputFormat);
+  const auto dWeight = deviceCopy(&weight, attrs.weightFormat);
+  const auto dBias = deviceCopy(bias, ACL_FORMAT_ND);
+  const auto dOutput = deviceCopy(output, attrs.outputFormat);
+  if (!allCreated({&dInput, &dWeight, &dBias, &dOutput})) {
+    outcome.message = "device tensor creation failed: " + recentError();
+    return outcome;
+  }
+  const IntArray stride(attrs.stride), padding(attrs.padding), dilation(attrs.dilation),
+      outputPadding(attrs.outputPadding);
+  if (options.computeThreads > 0) aclcpu::setComputeThreadCount(options.computeThreads);
+  aclOpExecutor* executor = nullptr;
+  outcome.phase1 = aclnnConvolutionGetWorkspaceSize(
+      dInput->get(), dWeight->get(), handle(dBias), stride.array, padding.array, dilation.array,
+      attrs.transposed, outputPadding.array, attrs.groups, handle(dOutput), attrs.cubeMathType,
+      &outcome.workspaceSize, &executor);
+  if (outcome.phase1 != 0) {
+    outcome.message = recentError();
+    return outcome;
+  }
+  if (dBias) {
+    finishRun(aclnnConvolution, executor, &outcome,
+              {{dInput.get(), &input}, {dWeight.get(), &weight}, {dBias.get(), bias}},
+              {{dOutput.get(), output}});
+  } else {
+    finishRun(aclnnConvolution, executor, &outcome,
+              {{dInput.get(), &input}, {dWeight.get(), &weight}}, {{dOutput.get(), output}});
+  }
+  return outcome;
+}
+
+OpOutcome runConvDepthwise2d(const DepthwiseAttrs& attrs, const HostTensor& self,
+                             const HostTensor& weight, const HostTensor* bias, HostTensor* out,
+                             const RunOptions& options) {
+  OpOutcome outcome;
+  const auto dSelf = deviceCopy(&self, ACL_FORMAT_NCHW);
+  const auto dWeight = deviceCopy(&weight, ACL_FORMAT_NCHW);
+  const auto dBias = deviceCopy(bias, ACL_FORMAT_ND);
+  const auto dOut = deviceCopy(out, ACL_FORMAT_NCHW);
+  if (!allCreated({&dSelf, &dWeight, &dBias, &dOut})) {
+    outcome.message = "device tensor creation failed: " + recentError();
+    return outcome;
+  }
+  const IntArray kernelSize(attrs.kernelSize), stride(attrs.stride), padding(attrs.padding),
+      dilation(attrs.dilation);
+  if (options.computeThreads > 0) aclcpu::setComputeThreadCount(options.computeThreads);
+  aclOpExecutor* executor = nullptr;
+  outcome.phase1 = aclnnConvDepthwise2dGetWorkspaceSize(
+      dSelf->get(), dWeight->get(), kernelSize.array, handle(dBias), stride.array, padding.array,
+      dilation.array, handle(dOut), attrs.cubeMathType, &outcome.workspaceSize, &executor);
+  if (outcome.phase1 != 0) {
+    outcome.message = recentError();
+    return outcome;
+  }
+  if (dBias) {
+    finishRun(aclnnConvDepthwise2d, executor, &outcome,
+              {{dSelf.get(), &self}, {dWeight.get(), &weight}, {dBias.get(), bias}},
+              {{dOut.get(), out}});
+  } else {
+    finishRun(aclnnConvDepthwise2d, executor, &outcome,
+              {{dSelf.get(), &self}, {dWeight.get(), &weight}}, {{dOut.get(), out}});
+  }
+  return outcome;
+}
+
+OpOutcome runConvTbc(const HostTensor& self, const HostTensor& weight, const HostTensor& bias,
+                     int64_t pad, int8_t cubeMathType, HostTensor* output,
+                     const RunOptions& options) {
+  OpOutcome outcome;
+  const aclFormat tbc = options.rank3AsNcl ? ACL_FORMAT_NCL : ACL_FORMAT_ND;
+  const auto dSelf = deviceCopy(&self, tbc);
+  const auto dWeight = deviceCopy(&weight, tbc);
+  const auto dBias = deviceCopy(&bias, ACL_FORMAT_ND);
+  const auto dOutput = deviceCopy(output, tbc);
+  if (!allCreated({&dSelf, &dWeight, &dBias, &dOutput})) {
+    outcome.message = "device tensor creation failed: " + recentError();
+    return outcome;
+  }
+  if (options.computeThreads > 0) aclcpu::setComputeThreadCount(options.computeThreads);
+  aclOpExecutor* executor = nullptr;
+  outcome.phase1 =
+      aclnnConvTbcGetWorkspaceSize(dSelf->get(), dWeight->get(), dBias->get(), pad, handle(dOutput),
+                                   cubeMathType, &outcome.workspaceSize, &executor);
+  if (outcome.phase1 != 0) {
+    outcome.message = recentError();
+    return outcome;
+  }
+  finishRun(aclnnConvTbc, executor, &outcome,
+            {{dSelf.get(), &self}, {dWeight.get(), &weight}, {dBias.get(), &bias}},
+            {{dOutput.get(), output}});
+  return outcome;
+}
+
 }  // namespace numerics

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_convolution_backward.h"
 #include "numerics/host_tensor.h"
 
@@ -55,5 +56,37 @@ OpOutcome runConvTbcBackward(const HostTensor& self, const HostTensor& input,
                              const HostTensor& weight, const HostTensor& bias, int64_t pad,
                              int8_t cubeMathType, HostTensor* gradInput, HostTensor* gradWeight,
                              HostTensor* gradBias, const RunOptions& options = {});
+
+// The attributes of one aclnnConvolution call, and the format of each tensor
+// (3-D tensors may be NCDHW or NDHWC; the host tensors hold the view in that
+// format's dim order).
+struct ForwardConvAttrs {
+  std::vector<int64_t> stride, padding, dilation, outputPadding;
+  bool transposed = false;
+  int64_t groups = 1;
+  int8_t cubeMathType = 0;
+  aclFormat inputFormat = ACL_FORMAT_NCHW;
+  aclFormat weightFormat = ACL_FORMAT_NCHW;
+  aclFormat outputFormat = ACL_FORMAT_NCHW;
+};
+
+// The forward operators, run like the backward ones above. A null bias
+// passes nullptr.
+OpOutcome runConvolution(const ForwardConvAttrs& attrs, const HostTensor& input,
+                         const HostTensor& weight, const HostTensor* bias, HostTensor* output,
+                         const RunOptions& options = {});
+
+struct DepthwiseAttrs {
+  std::vector<int64_t> kernelSize, stride, padding, dilation;
+  int8_t cubeMathType = 0;
+};
+OpOutcome runConvDepthwise2d(const DepthwiseAttrs& attrs, const HostTensor& self,
+                             const HostTensor& weight, const HostTensor* bias, HostTensor* out,
+                             const RunOptions& options = {});
+
+// self/weight/output use ND or NCL per options.rank3AsNcl; the bias ND.
+OpOutcome runConvTbc(const HostTensor& self, const HostTensor& weight, const HostTensor& bias,
+                     int64_t pad, int8_t cubeMathType, HostTensor* output,
+                     const RunOptions& options = {});
 
 }  // namespace numerics

@@ -3,6 +3,8 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/conv_passes.h"
 #include "kernels/convert/convert.h"
+#include "ops/common/executor_registration.h"
+#include "ops/common/executor_views.h"
 #include "ops/common/op_status.h"
 #include "ops/common/tensor_views.h"
 #include "ops/common/view_checks.h"
@@ -11,18 +13,6 @@ namespace aclcpu {
 namespace ops {
 namespace {
 
-using Bindings = std::vector<aclOpExecutor::Binding>;
-
-const aclTensor& tensorFor(const TensorRole& role, const Bindings& inputs,
-                           const Bindings& outputs) {
-  return (role.isOutput ? outputs : inputs)[role.index].tensor;
-}
-
-template <typename T>
-T* at(char* workspace, uint64_t offset) {
-  return offset == kNoBuffer ? nullptr : reinterpret_cast<T*>(workspace + offset);
-}
-
 // Applies a first rounding in place so that the final store can apply the
 // second: value -> first -> second -> output dtype.
 void roundInPlace(float* data, int64_t count, kernels::Rounding first) {
@@ -30,18 +20,6 @@ void roundInPlace(float* data, int64_t count, kernels::Rounding first) {
   parallelFor(count, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) data[i] = kernels::roundFloat(data[i], first);
   });
-}
-
-int64_t elementCount(const kernels::View5& view) {
-  int64_t count = 1;
-  for (int64_t extent : view.shape) count *= extent;
-  return count;
-}
-
-bool hasElements(const kernels::View5& view) {
-  for (int64_t extent : view.shape)
-    if (extent == 0) return false;
-  return true;
 }
 
 }  // namespace
@@ -75,9 +53,7 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
                                       void* workspace, uint64_t /*workspaceSize*/) const {
   try {
     char* ws = static_cast<char*>(workspace);
-    auto view = [&](const TensorRole& role) {
-      return roleView(role, tensorFor(role, inputs, outputs));
-    };
+    auto view = [&](const TensorRole& role) { return boundView(role, inputs, outputs); };
     if (problem_.empty) {
       runEmpty(inputs, outputs, ws);
       return kSuccess;
@@ -87,27 +63,19 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
     // want (planned in phase 1), else an fp32 copy in the workspace.
     auto operand = [&](const TensorRole& role, bool inPlace, uint64_t offset) -> const float* {
       if (!role.present) return nullptr;
-      const kernels::View5 source = view(role);
-      if (inPlace) return static_cast<const float*>(source.data);
-      float* copy = at<float>(ws, offset);
-      if (copy) kernels::gatherToFloat(source, p.operandRounding, copy);
-      return copy;
+      return stageOperand(view(role), inPlace, p.operandRounding, ws, offset);
     };
     const float* x = operand(p.x, plan_.inPlace.x, plan_.x);
     const float* w = operand(p.w, plan_.inPlace.w, plan_.w);
     const float* dy = operand(p.dy, plan_.inPlace.dy, plan_.dy);
-    void* scratch = at<char>(ws, plan_.scratch);
+    void* scratch = workspaceAt<char>(ws, plan_.scratch);
 
     // Results go straight into an output that is dense fp32, needs no
     // rounding and shares no byte with an input; else through the workspace.
     const ByteRange inputRanges[] = {byteRange(view(p.x)), byteRange(view(p.w)),
                                      byteRange(view(p.dy))};
     auto directTarget = [&](const kernels::View5& target, bool needsRounding) -> float* {
-      if (needsRounding || !isDenseFloat32(target)) return nullptr;
-      const ByteRange range = byteRange(target);
-      for (const ByteRange& input : inputRanges)
-        if (overlaps(range, input)) return nullptr;
-      return static_cast<float*>(target.data);
+      return directResultTarget(target, needsRounding, inputRanges, 3);
     };
 
     // Every input is read before any output is written through a view that
@@ -122,7 +90,7 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
       float* direct =
           directTarget(gradInputTarget, p.gradInputRounding != kernels::Rounding::None ||
                                             p.gradInputIntermediate != kernels::Rounding::None);
-      float* result = direct ? direct : at<float>(ws, plan_.gradInput);
+      float* result = direct ? direct : workspaceAt<float>(ws, plan_.gradInput);
       if (p.gradInputIsForward)
         kernels::convForward(p.shape, x, w, result, scratch);
       else
@@ -133,7 +101,7 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
       gradWeightTarget = view(p.gradWeight);
       float* direct =
           directTarget(gradWeightTarget, p.gradWeightIntermediate != kernels::Rounding::None);
-      float* result = direct ? direct : at<float>(ws, plan_.gradWeight);
+      float* result = direct ? direct : workspaceAt<float>(ws, plan_.gradWeight);
       kernels::convBackwardWeight(p.shape, x, dy, result, scratch);
       if (!direct) gradWeightResult = result;
     }
@@ -159,10 +127,9 @@ void ConvBackwardExecutor::sumGradBias(const Bindings& inputs, const Bindings& o
   // gradBias comes from the original gradOutput (no operand rounding): summed
   // in double, rounded once to gradOutput's dtype (storeGradBias), then cast
   // to gradBias's.
-  double* sums = at<double>(ws, plan_.biasSums);
-  float* values = at<float>(ws, plan_.biasValues);
-  const kernels::View5 source =
-      roleView(problem_.biasSource, tensorFor(problem_.biasSource, inputs, outputs));
+  double* sums = workspaceAt<double>(ws, plan_.biasSums);
+  float* values = workspaceAt<float>(ws, plan_.biasValues);
+  const kernels::View5 source = boundView(problem_.biasSource, inputs, outputs);
   if (hasElements(source)) {
     kernels::channelSums(source, sums);
   } else {
@@ -175,19 +142,17 @@ void ConvBackwardExecutor::sumGradBias(const Bindings& inputs, const Bindings& o
 
 void ConvBackwardExecutor::storeGradBias(const Bindings& inputs, const Bindings& outputs,
                                          char* ws) const {
-  const kernels::View5 target =
-      roleView(problem_.gradBias, tensorFor(problem_.gradBias, inputs, outputs));
+  const kernels::View5 target = boundView(problem_.gradBias, inputs, outputs);
   if (hasElements(target))
-    kernels::scatterFromFloat(at<float>(ws, plan_.biasValues), problem_.biasRounding, target);
+    kernels::scatterFromFloat(workspaceAt<float>(ws, plan_.biasValues), problem_.biasRounding,
+                              target);
 }
 
 void ConvBackwardExecutor::runEmpty(const Bindings& inputs, const Bindings& outputs,
                                     char* ws) const {
   // With an empty reduction the true gradInput and gradWeight are zero; the
   // bias gradient is still the real sum of gradOutput.
-  auto view = [&](const TensorRole& role) {
-    return roleView(role, tensorFor(role, inputs, outputs));
-  };
+  auto view = [&](const TensorRole& role) { return boundView(role, inputs, outputs); };
   // A source without elements has zero sums for every channel, whatever the
   // length of gradBias (which phase 1 then accepts): it is zero-filled.
   const bool biasFromSums = problem_.computeGradBias && hasElements(view(problem_.biasSource));
@@ -227,8 +192,7 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
   // Operands already dense fp32 (and not rounded) are read in place; their
   // layout and dtype are fixed at phase 1, only addresses may be rebound.
   auto readable = [&](const TensorRole& role) {
-    return role.present && problem.operandRounding == kernels::Rounding::None &&
-           isDenseFloat32(roleView(role, *inputTensors[static_cast<size_t>(role.index)].tensor));
+    return readableInPlace(role, problem.operandRounding, inputTensors);
   };
   InPlaceOperands inPlace;
   if (!problem.empty) {
@@ -240,30 +204,10 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
   if (!planConvWorkspace(problem, biasChannels, inPlace, &plan))
     return fail(kParamInvalid, phase1Api,
                 "workspace: expected a size that fits in 64 bits for this problem");
-  auto created = std::make_unique<ConvBackwardExecutor>(problem, plan);
-  auto bind = [](std::vector<aclOpExecutor::Binding>& bindings,
-                 const std::vector<NamedTensor>& tensors, const std::vector<bool>& accessed) {
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      aclOpExecutor::Binding binding;
-      if (tensors[i].tensor) {
-        binding.present = true;
-        binding.tensor = *tensors[i].tensor;
-        binding.original = tensors[i].tensor;
-        binding.name = tensors[i].name;
-        binding.accessed = accessed[i];
-      }
-      bindings.push_back(std::move(binding));
-    }
-  };
-  bind(created->inputs, inputTensors, access.inputs);
-  bind(created->outputs, outputTensors, access.outputs);
-  created->workspaceSize = plan.totalBytes;
-  created->apiName = phase2Api;
-  aclOpExecutor* handle = registerExecutor(std::move(created));
-  if (!handle) return fail(kInnerNullptr, phase1Api, "executor creation failed");
-  *workspaceSize = plan.totalBytes;
-  *executor = handle;
-  return kSuccess;
+  return bindAndRegister(phase1Api, phase2Api,
+                         std::make_unique<ConvBackwardExecutor>(problem, plan), plan.totalBytes,
+                         inputTensors, access.inputs, outputTensors, access.outputs, workspaceSize,
+                         executor);
 }
 
 }  // namespace ops

@@ -4,38 +4,11 @@
 
 #include "common/checked_math.h"
 #include "kernels/conv/conv_passes.h"
+#include "ops/common/workspace_allocator.h"
 
 namespace aclcpu {
 namespace ops {
 namespace {
-
-constexpr uint64_t kAlignment = 64;
-
-class Allocator {
- public:
-  // Reserves `count` elements of `elementBytes`; returns the offset.
-  uint64_t reserve(int64_t count, uint64_t elementBytes) {
-    uint64_t bytes = 0;
-    if (count < 0 || !checkedMul(static_cast<uint64_t>(count), elementBytes, &bytes)) {
-      ok_ = false;
-      return kNoBuffer;
-    }
-    const uint64_t offset = next_;
-    uint64_t end = 0;
-    if (!checkedAdd(offset, bytes, &end) || !checkedAdd(end, kAlignment - 1, &end)) {
-      ok_ = false;
-      return kNoBuffer;
-    }
-    next_ = end / kAlignment * kAlignment;
-    return offset;
-  }
-  bool ok() const { return ok_; }
-  uint64_t total() const { return next_; }
-
- private:
-  uint64_t next_ = 0;
-  bool ok_ = true;
-};
 
 bool elementCounts(const kernels::ConvShape& s, int64_t* x, int64_t* w, int64_t* y) {
   int64_t inSpatial = 1, outSpatial = 1, kernelSpatial = 1;
@@ -58,7 +31,7 @@ bool planConvWorkspace(const ConvBackwardProblem& problem, int64_t biasChannels,
   *plan = ConvWorkspacePlan{};
   plan->biasChannels = biasChannels;
   plan->inPlace = inPlace;
-  Allocator space;
+  WorkspaceAllocator space;
   if (problem.computeGradBias) {
     plan->biasSums = space.reserve(biasChannels, sizeof(double));
     plan->biasValues = space.reserve(biasChannels, sizeof(float));

@@ -5,11 +5,10 @@
 #include <cstdint>
 
 #include "ops/common/conv_problem.h"
+#include "ops/common/workspace_allocator.h"
 
 namespace aclcpu {
 namespace ops {
-
-constexpr uint64_t kNoBuffer = UINT64_MAX;
 
 // Operands the kernels read straight from the caller's memory (dense fp32 and
 // no operand rounding), so they need no workspace copy.

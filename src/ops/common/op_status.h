@@ -16,6 +16,7 @@ namespace ops {
 constexpr aclnnStatus kSuccess = 0;
 constexpr aclnnStatus kParamNullptr = 161001;
 constexpr aclnnStatus kParamInvalid = 161002;
+constexpr aclnnStatus kRuntimeError = 361001;
 constexpr aclnnStatus kInner = 561000;
 constexpr aclnnStatus kInnerNullptr = 561103;
 

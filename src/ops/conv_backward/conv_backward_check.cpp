@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/checked_math.h"
+#include "ops/common/conv_rules.h"
 #include "ops/common/cube_math.h"
 #include "ops/common/op_status.h"
 #include "ops/common/tensor_checks.h"
@@ -23,21 +24,15 @@ int rank(const aclTensor* t) { return static_cast<int>(t->viewShape.size()); }
 
 // Step 1.
 aclnnStatus checkNulls(const ConvBackwardArgs& a) {
-  const struct {
-    const void* pointer;
-    const char* name;
-  } required[] = {{a.gradOutput, "gradOutput"},
-                  {a.input, "input"},
-                  {a.weight, "weight"},
-                  {a.stride, "stride"},
-                  {a.padding, "padding"},
-                  {a.dilation, "dilation"},
-                  {a.outputPadding, "outputPadding"},
-                  {a.outputMask, "outputMask"}};
-  for (const auto& r : required) {
-    if (!r.pointer)
-      return fail(kParamNullptr, kApi, "%s: expected a non-null pointer, got nullptr", r.name);
-  }
+  aclnnStatus s = checkNonNull(kApi, {{a.gradOutput, "gradOutput"},
+                                      {a.input, "input"},
+                                      {a.weight, "weight"},
+                                      {a.stride, "stride"},
+                                      {a.padding, "padding"},
+                                      {a.dilation, "dilation"},
+                                      {a.outputPadding, "outputPadding"},
+                                      {a.outputMask, "outputMask"}});
+  if (s != kSuccess) return s;
   if (a.outputMask->values.size() != 3)
     return fail(kParamNullptr, kApi, "outputMask: expected 3 elements, got %zu",
                 a.outputMask->values.size());
@@ -49,11 +44,7 @@ aclnnStatus checkNulls(const ConvBackwardArgs& a) {
                   "%s: expected a non-null tensor because outputMask[%d] is true, got nullptr",
                   names[i], i);
   }
-  if (!a.workspaceSize)
-    return fail(kParamNullptr, kApi, "workspaceSize: expected a non-null pointer, got nullptr");
-  if (!a.executor)
-    return fail(kParamNullptr, kApi, "executor: expected a non-null pointer, got nullptr");
-  return kSuccess;
+  return checkNonNull(kApi, {{a.workspaceSize, "workspaceSize"}, {a.executor, "executor"}});
 }
 
 // The six tensors in the order the spec checks them; outputs may be null.
@@ -167,16 +158,6 @@ aclnnStatus checkParameterValues(const ConvBackwardArgs& a) {
   return kSuccess;
 }
 
-// Step 6.
-aclnnStatus checkCubeMathType(const ConvBackwardArgs& a) {
-  if (a.cubeMathType < 0 || a.cubeMathType > 3)
-    return fail(kParamInvalid, kApi,
-                "cubeMathType: expected 0 (KEEP_DTYPE), 1 (ALLOW_FP32_DOWN_PRECISION), 2 "
-                "(USE_FP16) or 3 (USE_HF32), got %d",
-                a.cubeMathType);
-  return kSuccess;
-}
-
 // Array lengths (step 8.7, also step 11.3): d for stride and dilation; d, or 4
 // in 2D, for padding and outputPadding.
 aclnnStatus checkArrayLengths(const ConvBackwardArgs& a) {
@@ -261,17 +242,6 @@ aclnnStatus checkChannels(const ConvBackwardArgs& a) {
   return kSuccess;
 }
 
-// Padding of spatial dim s as (before, after); a 4-value 2D padding is
-// [top, bottom, left, right].
-void paddingOf(const Dims& padding, int spatialDims, int s, int64_t* before, int64_t* after) {
-  if (spatialDims == 2 && padding.size() == 4) {
-    *before = padding[2 * s];
-    *after = padding[2 * s + 1];
-  } else {
-    *before = *after = padding[s];
-  }
-}
-
 // Step 10, extended by project decision 2 to every rank and to the batch: the
 // forward relation between X (input, or gradOutput when transposed) and Y.
 aclnnStatus checkSpatialShapes(const ConvBackwardArgs& a) {
@@ -299,7 +269,9 @@ aclnnStatus checkSpatialShapes(const ConvBackwardArgs& a) {
                   static_cast<long long>(span), a.transposed ? "gradOutput" : "input",
                   static_cast<long long>(padded), s);
     }
-    expected.push_back(reach / a.stride->values[s] + 1);
+    // reach >= 0 here, so the shared (truncating) relation is the floor one.
+    expected.push_back(static_cast<int64_t>(normalOutputExtent(
+        x->viewShape[2 + s], before, after, k, a.stride->values[s], a.dilation->values[s])));
   }
   for (size_t i = 0; i < expected.size(); ++i)
     if (y->viewShape[i] != expected[i]) valid = false;
@@ -431,7 +403,7 @@ aclnnStatus checkConvBackward(const ConvBackwardArgs& a, bool* emptyPath) {
   if ((s = checkFormats(a)) != kSuccess) return s;
   if ((s = checkSizes(a)) != kSuccess) return s;
   if ((s = checkParameterValues(a)) != kSuccess) return s;
-  if ((s = checkCubeMathType(a)) != kSuccess) return s;
+  if ((s = checkCubeMathType(kApi, a.cubeMathType, 3)) != kSuccess) return s;  // step 6
   if (elementCount(a.input) == 0 || elementCount(a.weight) == 0) {
     *emptyPath = true;
     return checkEmptyPath(a);

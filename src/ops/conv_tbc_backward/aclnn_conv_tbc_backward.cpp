@@ -11,6 +11,7 @@
 #include "ops/common/op_status.h"
 #include "ops/common/tensor_checks.h"
 #include "ops/common/tensor_views.h"
+#include "ops/common/time_major_roles.h"
 #include "ops/conv_tbc_backward/conv_tbc_backward_check.h"
 
 using namespace aclcpu::ops;
@@ -19,22 +20,6 @@ namespace {
 
 enum TbcInput { kSelf = 0, kInput = 1, kWeight = 2, kBias = 3 };
 enum TbcOutput { kGradInput = 0, kGradWeight = 1, kGradBias = 2 };
-
-TensorRole timeMajorRole(bool isOutput, int index) {
-  TensorRole role = identityRole(isOutput, index, 3);
-  role.axes[0] = 1;  // batch
-  role.axes[1] = 2;  // channels
-  role.axes[2] = 0;  // time
-  return role;
-}
-
-TensorRole kernelMajorWeightRole(bool isOutput, int index) {
-  TensorRole role = identityRole(isOutput, index, 3);
-  role.axes[0] = 2;  // C_out
-  role.axes[1] = 1;  // C_in
-  role.axes[2] = 0;  // K
-  return role;
-}
 
 ConvBackwardProblem normaliseConvTbc(const ConvTbcBackwardArgs& a) {
   ConvBackwardProblem p;

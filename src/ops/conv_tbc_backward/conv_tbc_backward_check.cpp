@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "common/checked_math.h"
+#include "ops/common/conv_rules.h"
 #include "ops/common/op_status.h"
 #include "ops/common/tensor_checks.h"
 
@@ -32,13 +33,11 @@ aclnnStatus checkConvTbcBackward(const ConvTbcBackwardArgs& a) {
   for (const auto& t : all)
     if (!t.tensor)
       return fail(kParamNullptr, kApi, "%s: expected a non-null tensor, got nullptr", t.name);
-  if (!a.workspaceSize)
-    return fail(kParamNullptr, kApi, "workspaceSize: expected a non-null pointer, got nullptr");
-  if (!a.executor)
-    return fail(kParamNullptr, kApi, "executor: expected a non-null pointer, got nullptr");
+  aclnnStatus s =
+      checkNonNull(kApi, {{a.workspaceSize, "workspaceSize"}, {a.executor, "executor"}});
+  if (s != kSuccess) return s;
 
   // Step 2: dtypes.
-  aclnnStatus s;
   for (const auto& t : all)
     if ((s = checkConvDtype(kApi, t)) != kSuccess) return s;
 
@@ -105,12 +104,7 @@ aclnnStatus checkConvTbcBackward(const ConvTbcBackwardArgs& a) {
     return s;
 
   // Step 6.
-  if (a.cubeMathType < 0 || a.cubeMathType > 3)
-    return fail(kParamInvalid, kApi,
-                "cubeMathType: expected 0 (KEEP_DTYPE), 1 (ALLOW_FP32_DOWN_PRECISION), 2 "
-                "(USE_FP16) or 3 (USE_HF32), got %d",
-                a.cubeMathType);
-  return kSuccess;
+  return checkCubeMathType(kApi, a.cubeMathType, 3);
 }
 
 }  // namespace ops

@@ -1,0 +1,53 @@
+#include "ops/common/executor_views.h"
+
+#include "kernels/convert/convert.h"
+
+namespace aclcpu {
+namespace ops {
+
+const aclTensor& tensorFor(const TensorRole& role, const Bindings& inputs,
+                           const Bindings& outputs) {
+  return (role.isOutput ? outputs : inputs)[role.index].tensor;
+}
+
+kernels::View5 boundView(const TensorRole& role, const Bindings& inputs, const Bindings& outputs) {
+  return roleView(role, tensorFor(role, inputs, outputs));
+}
+
+int64_t elementCount(const kernels::View5& view) {
+  int64_t count = 1;
+  for (int64_t extent : view.shape) count *= extent;
+  return count;
+}
+
+bool hasElements(const kernels::View5& view) {
+  for (int64_t extent : view.shape)
+    if (extent == 0) return false;
+  return true;
+}
+
+const float* stageOperand(const kernels::View5& source, bool inPlace, kernels::Rounding rounding,
+                          char* workspace, uint64_t offset) {
+  if (inPlace) return static_cast<const float*>(source.data);
+  float* copy = workspaceAt<float>(workspace, offset);
+  if (copy) kernels::gatherToFloat(source, rounding, copy);
+  return copy;
+}
+
+bool readableInPlace(const TensorRole& role, kernels::Rounding rounding,
+                     const std::vector<NamedTensor>& tensors) {
+  return role.present && rounding == kernels::Rounding::None &&
+         isDenseFloat32(roleView(role, *tensors[static_cast<size_t>(role.index)].tensor));
+}
+
+float* directResultTarget(const kernels::View5& target, bool needsRounding, const ByteRange* inputs,
+                          size_t inputCount) {
+  if (needsRounding || !isDenseFloat32(target)) return nullptr;
+  const ByteRange range = byteRange(target);
+  for (size_t i = 0; i < inputCount; ++i)
+    if (overlaps(range, inputs[i])) return nullptr;
+  return static_cast<float*>(target.data);
+}
+
+}  // namespace ops
+}  // namespace aclcpu

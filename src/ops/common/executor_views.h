@@ -1,0 +1,54 @@
+#pragma once
+// What the convolution executors share at run time: finding a role's tensor
+// among the bound copies, workspace regions, operands read in place or
+// gathered into the workspace, and results written straight into the caller's
+// output when that is safe.
+
+#include <cstdint>
+#include <vector>
+
+#include "executor/executor.h"
+#include "kernels/kernel_types.h"
+#include "ops/common/conv_problem.h"
+#include "ops/common/tensor_checks.h"
+#include "ops/common/tensor_views.h"
+#include "ops/common/workspace_allocator.h"
+
+namespace aclcpu {
+namespace ops {
+
+using Bindings = std::vector<aclOpExecutor::Binding>;
+
+const aclTensor& tensorFor(const TensorRole& role, const Bindings& inputs, const Bindings& outputs);
+
+// The role's strided 5-D view into its bound tensor.
+kernels::View5 boundView(const TensorRole& role, const Bindings& inputs, const Bindings& outputs);
+
+template <typename T>
+T* workspaceAt(char* workspace, uint64_t offset) {
+  return offset == kNoBuffer ? nullptr : reinterpret_cast<T*>(workspace + offset);
+}
+
+int64_t elementCount(const kernels::View5& view);
+bool hasElements(const kernels::View5& view);
+
+// An operand the kernels read: the caller's memory itself when phase 1
+// planned it in place (dense fp32, no rounding), else a rounded fp32 copy in
+// the workspace region at `offset`.
+const float* stageOperand(const kernels::View5& source, bool inPlace, kernels::Rounding rounding,
+                          char* workspace, uint64_t offset);
+
+// True when phase 1 may plan `role` of `tensors` to be read in place.
+bool readableInPlace(const TensorRole& role, kernels::Rounding rounding,
+                     const std::vector<NamedTensor>& tensors);
+
+// `target`'s own memory when a result can be stored there directly: it is
+// dense fp32, the result needs no rounding and no input shares a byte with it
+// (so every input is still intact while the kernel writes). Else nullptr.
+// `inputs` points at `inputCount` ranges (an array on the caller's stack:
+// phase 2 allocates nothing).
+float* directResultTarget(const kernels::View5& target, bool needsRounding, const ByteRange* inputs,
+                          size_t inputCount);
+
+}  // namespace ops
+}  // namespace aclcpu
