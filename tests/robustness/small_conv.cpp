@@ -94,8 +94,8 @@ void SmallConv::create(Slot s) {
 aclnnStatus SmallConv::plan() {
   for (int s = 0; s < kSlots; ++s) create(static_cast<Slot>(s));
   const int64_t ones[] = {1, 1}, zeros[] = {0, 0}, channels = 2;
-  arrays_[0] = aclCreateIntArray(ones, 2);
-  arrays_[1] = aclCreateIntArray(ones, 2);
+  arrays_[0] = aclCreateIntArray(stride, 2);
+  arrays_[1] = aclCreateIntArray(padding, 2);
   arrays_[2] = aclCreateIntArray(ones, 2);
   arrays_[3] = aclCreateIntArray(zeros, 2);
   arrays_[4] = aclCreateIntArray(&channels, 1);

@@ -43,6 +43,8 @@ class SmallConv {
   TensorSpec spec[kSlots];
   bool mask[3] = {true, true, true};
   bool repeatable = false;  // made repeatable right after phase 1
+  int64_t stride[2] = {1, 1};
+  int64_t padding[2] = {1, 1};
 
   // Creates the tensors (and their buffers, filled with a fixed pattern for
   // inputs and a sentinel for outputs) and runs phase 1.

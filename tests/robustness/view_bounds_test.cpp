@@ -87,6 +87,23 @@ TEST_F(ViewBounds, ViewEndingAtInt64MaxIsRejected) {
   expectRejected(kInput, input, "input", "fits in 64 bits");
 }
 
+TEST_F(ViewBounds, StrideTooLargeForTheKernelsIndexArithmeticIsRejected) {
+  // Found by the ConvolutionBackward fuzz target in CI: a stride near
+  // INT64_MAX passed phase 1 (the output extent is then 1) and the kernels'
+  // ceilDiv(offset, stride) overflowed. Stride 2^62 with a 1-wide kernel
+  // over a 4-wide input gives a 1-wide output.
+  SmallConv call;
+  call.spec[kGradOutput].shape = {1, 2, 4, 1};
+  call.spec[kGradInput].shape = call.spec[kInput].shape = {1, 2, 4, 4};
+  call.spec[kWeight].shape = call.spec[kGradWeight].shape = {2, 2, 3, 1};
+  call.stride[1] = int64_t{1} << 62;
+  call.padding[1] = 0;
+  EXPECT_EQ(call.plan(), kInvalid);
+  const std::string message = takeErrors();
+  EXPECT_TRUE(mentions(message, "below 2^61")) << message;
+  EXPECT_TRUE(mentions(message, "stride 4611686018427387904")) << message;
+}
+
 TEST_F(ViewBounds, StorageDimsThatDoNotMultiplyAreRejected) {
   TensorSpec weight = SmallConv().spec[kWeight];
   weight.storage = {-1, 18};

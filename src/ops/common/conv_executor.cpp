@@ -3,6 +3,7 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/conv_passes.h"
 #include "kernels/convert/convert.h"
+#include "ops/common/conv_geometry_checks.h"
 #include "ops/common/executor_registration.h"
 #include "ops/common/executor_views.h"
 #include "ops/common/op_status.h"
@@ -188,6 +189,10 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
     if (access.outputs[i]) written.push_back(outputTensors[i]);
   const aclnnStatus viewStatus = checkOperandViews(phase1Api, inputTensors, written);
   if (viewStatus != kSuccess) return viewStatus;
+  if (!problem.empty) {
+    const aclnnStatus geometryStatus = checkConvGeometryFits(phase1Api, problem.shape);
+    if (geometryStatus != kSuccess) return geometryStatus;
+  }
 
   // Operands already dense fp32 (and not rounded) are read in place; their
   // layout and dtype are fixed at phase 1, only addresses may be rebound.
