@@ -18,8 +18,14 @@ namespace kernels {
 namespace blocked {
 namespace {
 
-#ifdef __SANITIZE_ADDRESS__
+#if defined(__SANITIZE_ADDRESS__)  // GCC
 constexpr int kChannelUnroll = 4;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)  // clang
+constexpr int kChannelUnroll = 4;
+#else
+constexpr int kChannelUnroll = 16;
+#endif
 #else
 constexpr int kChannelUnroll = 16;
 #endif
