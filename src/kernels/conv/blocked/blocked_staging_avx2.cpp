@@ -15,18 +15,12 @@ namespace blocked {
 void stageRows_avx2(const float* dense, const StagedLayout& l, int64_t begin, int64_t end,
                     float* staged) {
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
+  int64_t lo = 0, hi = 0;  // the same for every row of the layout
+  insideColumns(l, &lo, &hi);
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
     float* dst = stagedRow(staged, l, r);
-    if (!r.inside || r.channels <= 0) {
-      std::memset(dst, 0, static_cast<size_t>(l.size[2] * kLanes) * sizeof(float));
-      continue;
-    }
-    int64_t lo = 0, hi = 0;
-    insideColumns(l, &lo, &hi);
-    std::memset(dst, 0, static_cast<size_t>(lo * kLanes) * sizeof(float));
-    std::memset(dst + hi * kLanes, 0,
-                static_cast<size_t>((l.size[2] - hi) * kLanes) * sizeof(float));
+    if (!zeroOutsideColumns(l, r, lo, hi, dst)) continue;
     const float* src = dense + denseRow(l, r);
     for (int64_t q = lo; q < hi; ++q) {
       const int64_t i = q * l.step[2] + l.first[2];

@@ -4,6 +4,7 @@
 // ISA flags, keeps its own copy.
 
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/conv/blocked/blocked_plan.h"
 
@@ -54,6 +55,19 @@ static inline void insideColumns(const StagedLayout& l, int64_t* lo, int64_t* hi
   if (b < a) b = a;
   *lo = a;
   *hi = b;
+}
+
+// Zeroes the staged row's positions outside [lo, hi) (all of it when the row
+// maps outside the source); true when [lo, hi) still has to be filled.
+static inline bool zeroOutsideColumns(const StagedLayout& l, const StagedRow& r, int64_t lo,
+                                      int64_t hi, float* dst) {
+  if (!r.inside || r.channels <= 0) {
+    std::memset(dst, 0, static_cast<size_t>(l.size[2] * kLanes) * sizeof(float));
+    return false;
+  }
+  std::memset(dst, 0, static_cast<size_t>(lo * kLanes) * sizeof(float));
+  std::memset(dst + hi * kLanes, 0, static_cast<size_t>((l.size[2] - hi) * kLanes) * sizeof(float));
+  return true;
 }
 
 }  // namespace blocked
