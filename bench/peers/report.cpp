@@ -2,11 +2,14 @@
 
 #include <dnnl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "bench_common.h"
+#include "onednn_runner.h"
 #include "text_table.h"
 
 namespace peers {
@@ -19,9 +22,6 @@ std::string format(const char* pattern, double value) {
 }
 
 std::string ms(double seconds) { return seconds > 0 ? format("%.2f", seconds * 1e3) : "-"; }
-std::string ratio(double peer, double ours) {
-  return peer > 0 && ours > 0 ? format("%.2f", peer / ours) : "-";
-}
 std::string mb(double bytes) { return bytes >= 0 ? format("%.1f", bytes / 1048576.0) : "-"; }
 
 // Depthwise: one input channel per group (with or without a multiplier), in
@@ -31,42 +31,91 @@ bool isDepthwise(const ProblemSpec& p) {
   return p.groups > 1 && p.groups == xChannels;
 }
 
-// Bytes that must move at least once: read x, dy, w; write dx, dw.
-double mandatoryBytes(const ProblemSpec& p) {
-  const double x = static_cast<double>(elementCount(p.inputShape()));
-  const double dy = static_cast<double>(elementCount(p.gradOutputShape()));
-  const double w = static_cast<double>(elementCount(p.weightShape()));
-  return sizeof(float) * (2 * x + dy + 2 * w);
+double count(const std::vector<int64_t>& shape) { return static_cast<double>(elementCount(shape)); }
+
+// Elements that must move at least once: backward reads x, dy, w and writes
+// dx, dw; forward reads x, w and writes y.
+double mandatoryElements(const ProblemSpec& p, Direction d) {
+  const double x = count(p.inputShape()), y = count(p.gradOutputShape()),
+               w = count(p.weightShape());
+  return d == Direction::Backward ? 2 * x + y + 2 * w : x + w + y;
 }
 
-double operandBytes(const ProblemSpec& p) {
-  return sizeof(float) *
-         static_cast<double>(elementCount(p.inputShape()) + elementCount(p.gradOutputShape()) +
-                             elementCount(p.weightShape()));
+// The operands of one call: x, dy, w (backward) or x, w, y (forward).
+double operandElements(const ProblemSpec& p) {
+  return count(p.inputShape()) + count(p.gradOutputShape()) + count(p.weightShape());
 }
+
+// Everything a cell may need about one row.
+struct Row {
+  const ProblemSpec& problem;
+  const CaseResult& r;
+  const CaseResult* fp32;  // our fp32 cubeMathType 0 result of the same case and direction
+  const CaseResult* bf16;  // our bf16 result (fp16 rows)
+  double peakFlops;        // what %pk divides by
+  double bandwidth;        // copy bandwidth at this thread count
+  const Sweep& sweep;
+  bool markdown;
+};
+
+const CaseResult kNone;
+const CaseResult& orNone(const CaseResult* r) { return r ? *r : kNone; }
 
 // The fastest of the peers a user of plain NCHW tensors can get, and its tag.
-double bestUserVisiblePeer(const CaseResult& r, std::string* who) {
-  const struct {
+double bestUserVisiblePeer(const CaseResult& r, Direction d, std::string* who) {
+  struct Candidate {
     double seconds;
     const char* tag;
-  } peers[] = {{r.dnnlPlain, "dnnl"},
-               {r.dnnlPreferredReorders, "dnnlP+R"},
-               {r.torchSplit, "torchS"},
-               {r.torchFused, "torchF"}};
+  };
+  const std::vector<Candidate> backward = {{r.dnnlPlain, "dnnl"},
+                                           {r.dnnlPreferredReorders, "dnnlP+R"},
+                                           {r.torchSplit, "torchS"},
+                                           {r.torchFused, "torchF"}};
+  const std::vector<Candidate> forward = {
+      {r.dnnlPlain, "dnnl"}, {r.dnnlPreferredReorders, "dnnlP+R"}, {r.torchForward, "torch"}};
   double best = -1;
   *who = "-";
-  for (const auto& p : peers)
-    if (p.seconds > 0 && (best < 0 || p.seconds < best)) best = p.seconds, *who = p.tag;
+  for (const Candidate& c : d == Direction::Backward ? backward : forward)
+    if (c.seconds > 0 && (best < 0 || c.seconds < best)) best = c.seconds, *who = c.tag;
   return best;
 }
 
-// Geometric mean of peer/ours over the cases that have both.
+double bestPeer(const Row& row) {
+  std::string who;
+  return bestUserVisiblePeer(row.r, row.sweep.direction, &who);
+}
+
+// One column: a text cell, or a ratio numerator / denominator (then also
+// summarised by a geometric mean below the table).
+struct Column {
+  std::string header;
+  std::function<std::string(const Row&)> text;
+  std::function<double(const Row&)> numerator, denominator;
+};
+
+Column textColumn(std::string header, std::function<std::string(const Row&)> text) {
+  return {std::move(header), std::move(text), nullptr, nullptr};
+}
+
+Column timeColumn(std::string header, std::function<double(const Row&)> seconds) {
+  return textColumn(std::move(header), [seconds](const Row& row) { return ms(seconds(row)); });
+}
+
+Column ratioColumn(std::string header, std::function<double(const Row&)> numerator,
+                   std::function<double(const Row&)> denominator) {
+  return {std::move(header), nullptr, std::move(numerator), std::move(denominator)};
+}
+
+std::string ratioText(double numerator, double denominator) {
+  return numerator > 0 && denominator > 0 ? format("%.2f", numerator / denominator) : "-";
+}
+
+// Geometric mean of numerator / denominator over the rows that have both.
 struct GeoMean {
   double logSum = 0;
   int count = 0;
-  void add(double peer, double ours) {
-    if (peer > 0 && ours > 0) logSum += std::log(peer / ours), ++count;
+  void add(double numerator, double denominator) {
+    if (numerator > 0 && denominator > 0) logSum += std::log(numerator / denominator), ++count;
   }
   std::string text() const {
     return count ? format("%.2f", std::exp(logSum / count)) + " (" + std::to_string(count) + ")"
@@ -74,26 +123,180 @@ struct GeoMean {
   }
 };
 
+// The columns of one sweep's table. fp32 backward keeps the original
+// layout; low-precision sweeps add our fp32 (and for fp16 our bf16) times
+// and their ratios; fp16 and HF32 have no peer columns.
+std::vector<Column> columnsOf(const Sweep& sweep) {
+  using R = const Row&;
+  const bool backward = sweep.direction == Direction::Backward;
+  const bool low = isLowPrecision(sweep.precision);
+  const bool fp16 = sweep.precision == Precision::Fp16;
+  const double flopsPerMac = backward ? 4 : 2;
+  std::vector<Column> c;
+  c.push_back(textColumn("case", [](R row) {
+    return row.markdown ? row.problem.name + " `" + row.problem.compact() + "`" : row.problem.name;
+  }));
+
+  // Our times in each mode, and the accessors the ratio columns use.
+  struct Mode {
+    const char* suffix;
+    double CaseResult::*field;
+  };
+  const std::vector<Mode> modes = backward
+                                      ? std::vector<Mode>{{"S", &CaseResult::oursSplit},
+                                                          {"F", &CaseResult::oursFused}}
+                                      : std::vector<Mode>{{"", &CaseResult::oursForward}};
+  auto ours = [](double CaseResult::*f) { return [f](R row) { return row.r.*f; }; };
+  auto fp32 = [](double CaseResult::*f) { return [f](R row) { return orNone(row.fp32).*f; }; };
+  auto bf16 = [](double CaseResult::*f) { return [f](R row) { return orNone(row.bf16).*f; }; };
+  auto tag = [backward](const char* base, const char* suffix) {
+    return std::string(base) + (backward ? suffix : "");
+  };
+  // "best/S" or, for the single forward mode, "best/o".
+  auto over = [backward](const char* base, const char* suffix) {
+    return std::string(base) + "/" + (backward ? suffix : "o");
+  };
+
+  for (const Mode& m : modes) c.push_back(timeColumn(tag("ours", m.suffix), ours(m.field)));
+  if (fp16)
+    for (const Mode& m : modes) c.push_back(timeColumn(tag("bf16", m.suffix), bf16(m.field)));
+  if (low)
+    for (const Mode& m : modes) c.push_back(timeColumn(tag("o32", m.suffix), fp32(m.field)));
+
+  if (sweep.peers) {
+    c.push_back(timeColumn("dnnl", [](R row) { return row.r.dnnlPlain; }));
+    c.push_back(timeColumn("dnnlP+R", [](R row) { return row.r.dnnlPreferredReorders; }));
+    c.push_back(timeColumn("dnnlPref", [](R row) { return row.r.dnnlPreferred; }));
+    if (backward) {
+      c.push_back(timeColumn("torchS", [](R row) { return row.r.torchSplit; }));
+      c.push_back(timeColumn("torchF", [](R row) { return row.r.torchFused; }));
+    } else {
+      c.push_back(timeColumn("torch", [](R row) { return row.r.torchForward; }));
+    }
+    c.push_back(textColumn("best", [](R row) {
+      std::string who;
+      bestUserVisiblePeer(row.r, row.sweep.direction, &who);
+      return who;
+    }));
+    for (const Mode& m : modes) c.push_back(ratioColumn(over("best", m.suffix), bestPeer, ours(m.field)));
+    for (const Mode& m : modes)
+      c.push_back(ratioColumn(over("pref", m.suffix), [](R row) { return row.r.dnnlPreferred; },
+                              ours(m.field)));
+  }
+  if (fp16)
+    for (const Mode& m : modes)
+      c.push_back(ratioColumn(over("b16", m.suffix), bf16(m.field), ours(m.field)));
+  if (low)
+    for (const Mode& m : modes)
+      c.push_back(ratioColumn(over("32", m.suffix), fp32(m.field), ours(m.field)));
+
+  for (const Mode& m : modes) {
+    auto seconds = ours(m.field);
+    c.push_back(textColumn(tag("%pk", m.suffix), [seconds, flopsPerMac](R row) {
+      const double s = seconds(row);
+      return s > 0 && row.peakFlops > 0
+                 ? format("%.0f", 100 * flopsPerMac * row.problem.macs() / s / row.peakFlops)
+                 : "-";
+    }));
+  }
+  // The depthwise traffic bound, in the tensors' element size.
+  auto bound = [](R row) {
+    if (!isDepthwise(row.problem) || row.bandwidth <= 0) return -1.0;
+    return static_cast<double>(elementBytes(row.sweep.precision)) *
+           mandatoryElements(row.problem, row.sweep.direction) / row.bandwidth;
+  };
+  c.push_back(timeColumn("bound", bound));
+  for (const Mode& m : modes) {
+    auto seconds = ours(m.field);
+    c.push_back(textColumn(backward ? std::string(m.suffix) + "/bnd%" : "bnd%",
+                           [seconds, bound](R row) {
+                             const double s = seconds(row), b = bound(row);
+                             return s > 0 && b > 0 ? format("%.0f", 100 * s / b) : "-";
+                           }));
+  }
+  auto workspace = [](R row) {
+    return std::max({row.r.dataWorkspace, row.r.weightWorkspace, row.r.fusedWorkspace,
+                     row.r.forwardWorkspace});
+  };
+  if (backward) {
+    c.push_back(textColumn("wsF", [](R row) { return mb(row.r.fusedWorkspace); }));
+    c.push_back(textColumn("wsS", [](R row) {
+      return mb(std::max(row.r.dataWorkspace, row.r.weightWorkspace));
+    }));
+  } else {
+    c.push_back(textColumn("ws", [](R row) { return mb(row.r.forwardWorkspace); }));
+  }
+  c.push_back(textColumn("ws/op", [workspace](R row) {
+    const double bytes = static_cast<double>(elementBytes(row.sweep.precision)) *
+                         operandElements(row.problem);
+    return workspace(row) >= 0 ? format("%.2f", workspace(row) / bytes) : "-";
+  }));
+  if (sweep.peers)
+    c.push_back(textColumn("diff", [](R row) {
+      return row.r.difference >= 0 ? format("%.1e", row.r.difference) : "-";
+    }));
+  if (low)
+    c.push_back(textColumn("d32", [](R row) {
+      return row.r.differenceFp32 >= 0 ? format("%.1e", row.r.differenceFp32) : "-";
+    }));
+  return c;
+}
+
+std::string directionsText(const RunOptions& o) {
+  return o.directions.size() > 1 ? "forward and backward" : directionName(o.directions[0]);
+}
+
+std::string precisionsText(const RunOptions& o) {
+  std::string text;
+  for (Precision p : o.precisions) {
+    if (!text.empty()) text += " / ";
+    text += p == Precision::Fp32   ? "fp32, cubeMathType 0"
+            : p == Precision::Hf32 ? "hf32 (fp32 tensors, cubeMathType 1)"
+                                   : std::string(precisionName(p)) + " (cubeMathType 0)";
+  }
+  return text;
+}
+
+void printPeak(const char* item, const char* what, const Peak& peak) {
+  std::printf("%s%s, measured: one core %.1f GFLOP/s", item, what, peak.coreGflops);
+  for (const auto& [threads, gflops] : peak.threadsGflops)
+    std::printf("; probe on %d threads at once %.1f (%d x one core = %.1f)", threads, gflops,
+                threads, threads * peak.coreGflops);
+  std::printf("\n");
+}
+
 void printHeader(const RunOptions& o, const MachineInfo& m, bool md) {
   const char* item = md ? "- " : "";
   std::printf("%sCPU: %s; flags: %s\n", item, m.cpuModel.c_str(), m.flags.c_str());
   if (m.fmaCoreGflops > 0) {
-    std::printf("%sAVX-512 fp32 FMA peak, measured: one core %.1f GFLOP/s", item, m.fmaCoreGflops);
-    for (const auto& [threads, gflops] : m.fmaThreadsGflops)
-      std::printf("; probe on %d threads at once %.1f (%d x one core = %.1f)", threads, gflops,
-                  threads, threads * m.fmaCoreGflops);
-    std::printf("\n");
+    Peak fma{m.fmaCoreGflops, m.fmaThreadsGflops};
+    printPeak(item, "AVX-512 fp32 FMA peak", fma);
   } else {
     std::printf("%sno AVX-512: FMA peak not measured\n", item);
+  }
+  if (m.bf16Probed) {
+    if (m.dpbf16.coreGflops > 0)
+      printPeak(item, "AVX512-BF16 VDPBF16PS peak (bf16 products into fp32)", m.dpbf16);
+    else
+      std::printf("%sno AVX512-BF16 (cpuid): VDPBF16PS peak not measured\n", item);
+    if (m.amx.coreGflops > 0)
+      printPeak(item, "AMX TDPBF16PS peak (bf16 products into fp32)", m.amx);
+    else
+      std::printf("%sAMX bf16 peak not measured: %s\n", item, m.amxPermission.c_str());
+    std::string name;
+    lowPrecisionPeakGflops(m, 1, &name);
+    std::printf("%s%%pk of bf16, fp16 and hf32 rows: of T x the one-core %s peak\n", item,
+                name.c_str());
   }
   std::printf("%scopy bandwidth (memcpy of 256 MB, bytes read + written):", item);
   for (const auto& [threads, bytes] : m.copyBytesPerSecond)
     std::printf(" %d thread%s %.1f GB/s;", threads, threads > 1 ? "s" : "", bytes * 1e-9);
   std::printf("\n");
   std::printf(
-      "%sconv backward, fp32, cubeMathType 0, plain NC[D]HW; oneDNN %d.%d.%d; PyTorch in a "
+      "%sconv %s, %s, plain NC[D]HW; oneDNN %d.%d.%d; PyTorch in a "
       "separate /usr/bin/python3 process (%s)\n",
-      item, dnnl_version()->major, dnnl_version()->minor, dnnl_version()->patch,
+      item, directionsText(o).c_str(), precisionsText(o).c_str(), dnnl_version()->major,
+      dnnl_version()->minor, dnnl_version()->patch,
       o.torchOptions.defaultMalloc ? "default malloc" : "malloc tunables keep freed memory");
   std::printf(
       "%stimes in ms: best of %d timed runs after %d warm-up runs for every provider (a slow "
@@ -104,109 +307,182 @@ void printHeader(const RunOptions& o, const MachineInfo& m, bool md) {
   std::printf("%sratios are peer / ours: **above 1 we are faster**\n", item);
 }
 
-void printLegend(bool md) {
-  const char* item = md ? "- " : "  ";
-  std::printf(
-      "%soursS / oursF: aclnnConvolutionBackward split (mask {1,0,0} then {0,1,1}, summed) / "
-      "fused (mask {1,1,1}); phase 2 + aclrtSynchronizeStream, phase 1 once\n"
-      "%sdnnl: oneDNN backward data + weights(+bias) on plain layouts; dnnlP+R: on its preferred"
-      " layouts with the reorders from and to plain timed; dnnlPref: the same, reorders excluded"
-      " (kernel only)\n"
-      "%storchS / torchF: torch.ops.aten.convolution_backward, masks [T,F,F] + [F,T,T] / "
-      "[T,T,T]\n"
-      "%sbest: the fastest user-visible peer (dnnl, dnnlP+R, torchS, torchF); best/S, best/F: "
-      "its time / oursS, oursF; pref/S, pref/F: dnnlPref / oursS, oursF\n"
-      "%s%%pkS, %%pkF: 4 x MACs / our time as %% of T x the one-core FMA peak\n"
-      "%sbound (depthwise only): bytes of x, dy, w read and dx, dw written once / copy "
-      "bandwidth at T threads; S/bnd%%, F/bnd%%: our time as %% of it (100%% = at the bound)\n"
-      "%swsF, wsS: workspace phase 1 asked for, fused call / larger of the split calls (MB); "
-      "ws/op: the larger / bytes of x, dy, w\n"
-      "%sdiff: max|ours - dnnl| / max|dnnl| over dX, dW, db (same inputs; a sanity check)\n",
-      item, item, item, item, item, item, item, item);
+bool anySweep(const RunOptions& o, const std::function<bool(const Sweep&)>& test) {
+  for (const Sweep& s : o.sweeps)
+    if (s.printed && test(s)) return true;
+  return false;
 }
 
-void printThreadTable(const RunOptions& o, const MachineInfo& m, int threads,
-                      const std::vector<CaseResult>& results, bool md) {
-  const double peak = threads * m.fmaCoreGflops * 1e9;
+void printLegend(const RunOptions& o, bool md) {
+  const char* item = md ? "- " : "  ";
+  const bool backward = anySweep(o, [](const Sweep& s) { return s.direction == Direction::Backward; });
+  const bool forward = anySweep(o, [](const Sweep& s) { return s.direction == Direction::Forward; });
+  const bool low = anySweep(o, [](const Sweep& s) { return isLowPrecision(s.precision); });
+  const bool fp16 = anySweep(o, [](const Sweep& s) { return s.precision == Precision::Fp16; });
+  if (backward)
+    std::printf(
+        "%soursS / oursF: aclnnConvolutionBackward split (mask {1,0,0} then {0,1,1}, summed) / "
+        "fused (mask {1,1,1}); phase 2 + aclrtSynchronizeStream, phase 1 once\n"
+        "%sdnnl: oneDNN backward data + weights(+bias) on plain layouts; dnnlP+R: on its "
+        "preferred layouts with the reorders from and to plain timed; dnnlPref: the same, "
+        "reorders excluded (kernel only)\n"
+        "%storchS / torchF: torch.ops.aten.convolution_backward, masks [T,F,F] + [F,T,T] / "
+        "[T,T,T]\n"
+        "%sbest: the fastest user-visible peer (dnnl, dnnlP+R, torchS, torchF); best/S, best/F: "
+        "its time / oursS, oursF; pref/S, pref/F: dnnlPref / oursS, oursF\n"
+        "%s%%pkS, %%pkF: 4 x MACs / our time as %% of T x the one-core peak\n"
+        "%sbound (depthwise only): bytes of x, dy, w read and dx, dw written once / copy "
+        "bandwidth at T threads; S/bnd%%, F/bnd%%: our time as %% of it (100%% = at the bound)\n"
+        "%swsF, wsS: workspace phase 1 asked for, fused call / larger of the split calls (MB); "
+        "ws/op: the larger / bytes of x, dy, w\n",
+        item, item, item, item, item, item, item);
+  if (forward)
+    std::printf(
+        "%sours (forward): aclnnConvolution, y = conv(x, w) + bias (transposed=true for a "
+        "transposed case); phase 2 + aclrtSynchronizeStream, phase 1 once\n"
+        "%sdnnl / dnnlP+R / dnnlPref (forward): oneDNN %s (deconvolution_forward for "
+        "transposed) with bias, plain layouts / preferred layouts with the reorders of x, w in "
+        "and y out timed / kernel only\n"
+        "%storch (forward): torch.nn.functional.conv{1,2,3}d / conv_transpose{1,2,3}d with bias\n"
+        "%sbest/o, pref/o: the fastest of dnnl, dnnlP+R, torch / dnnlPref, over ours; %%pk: "
+        "2 x MACs / our time; bound, bnd%%: x, w read and y written once; ws: workspace (MB), "
+        "ws/op: / bytes of x, w, y\n",
+        item, item, o.dnnlInference ? "convolution_forward, forward_inference"
+                                    : "convolution_forward, forward_training",
+        item, item);
+  if (low)
+    std::printf(
+        "%sbf16 / fp16 rows: every tensor of that dtype, cubeMathType 0; hf32 rows: fp32 "
+        "tensors, cubeMathType 1; oneDNN and PyTorch in bf16 (fp16 and hf32 have no CPU peer); "
+        "bound and ws/op in the tensors' element size\n"
+        "%so32S, o32F, o32: our fp32 cubeMathType 0 time of the same case, same run; 32/S, "
+        "32/F, 32/o: that time / ours (above 1: the low precision is faster)\n"
+        "%s%s"
+        "%s%%pk of low-precision rows: of the low-precision peak named in the header; d32: "
+        "max|ours - our fp32| / max|our fp32| (the rounding of the precision, not an error)\n",
+        item, item, fp16 ? item : "",
+        fp16 ? "bf16S, bf16F, bf16: our bf16 time of the same case; b16/S, b16/F, b16/o: that "
+               "time / our fp16 time\n"
+             : "",
+        item);
+  std::printf(
+      "%sdiff: max|ours - dnnl| / max|dnnl| over every output (same inputs; a sanity check)\n",
+      item);
+}
+
+void printTable(const RunOptions& o, const MachineInfo& m, int threads, size_t sweepIndex,
+                const SweepResults& results, bool md) {
+  const Sweep& sweep = o.sweeps[sweepIndex];
+  std::string peakName;
+  const double peak = (isLowPrecision(sweep.precision)
+                           ? lowPrecisionPeakGflops(m, threads, &peakName)
+                           : threads * m.fmaCoreGflops) *
+                      1e9;
   const auto copy = m.copyBytesPerSecond.find(threads);
   const double bandwidth = copy == m.copyBytesPerSecond.end() ? 0 : copy->second;
-  std::printf("\n%s%d thread%s\n\n", md ? "### " : "== ", threads, threads > 1 ? "s" : "");
-  TextTable table({"case",   "oursS",  "oursF", "dnnl",   "dnnlP+R", "dnnlPref",
-                   "torchS", "torchF", "best",  "best/S", "best/F",  "pref/S",
-                   "pref/F", "%pkS",   "%pkF",  "bound",  "S/bnd%",  "F/bnd%",
-                   "wsF",    "wsS",    "ws/op", "diff"});
-  GeoMean bestSplit, bestFused, prefSplit, prefFused;
-  for (size_t i = 0; i < results.size(); ++i) {
-    const CaseResult& r = results[i];
-    const ProblemSpec& p = o.problems[i];
-    std::string who;
-    const double best = bestUserVisiblePeer(r, &who);
-    bestSplit.add(best, r.oursSplit);
-    bestFused.add(best, r.oursFused);
-    prefSplit.add(r.dnnlPreferred, r.oursSplit);
-    prefFused.add(r.dnnlPreferred, r.oursFused);
-    const double flops = 4 * p.macs();
-    auto percentOfPeak = [&](double seconds) {
-      return seconds > 0 && peak > 0 ? format("%.0f", 100 * flops / seconds / peak) : "-";
+  const bool onlyDefault = o.sweeps.size() == 1 && sweep.direction == Direction::Backward &&
+                           sweep.precision == Precision::Fp32;
+  const std::string title = (onlyDefault ? "" : sweep.title() + ", ") + std::to_string(threads) +
+                            " thread" + (threads > 1 ? "s" : "");
+  std::printf("\n%s%s\n\n", md ? "### " : "== ", title.c_str());
+
+  const std::vector<Column> columns = columnsOf(sweep);
+  std::vector<std::string> header;
+  for (const Column& c : columns) header.push_back(c.header);
+  TextTable table(header);
+  std::vector<GeoMean> means(columns.size());
+  for (size_t i : sweep.cases) {
+    auto baseline = [&](Precision p) -> const CaseResult* {
+      const int s = findSweep(o.sweeps, sweep.direction, p, i);
+      return s < 0 ? nullptr : &results[static_cast<size_t>(s)][i];
     };
-    double bound = -1;
-    if (isDepthwise(p) && bandwidth > 0) bound = mandatoryBytes(p) / bandwidth;
-    auto percentOfBound = [&](double seconds) {
-      return seconds > 0 && bound > 0 ? format("%.0f", 100 * seconds / bound) : "-";
-    };
-    const double splitWorkspace = std::max(r.dataWorkspace, r.weightWorkspace);
-    const double workspace = std::max(splitWorkspace, r.fusedWorkspace);
-    table.addRow({md ? p.name + " `" + p.compact() + "`" : p.name,
-                  ms(r.oursSplit),
-                  ms(r.oursFused),
-                  ms(r.dnnlPlain),
-                  ms(r.dnnlPreferredReorders),
-                  ms(r.dnnlPreferred),
-                  ms(r.torchSplit),
-                  ms(r.torchFused),
-                  who,
-                  ratio(best, r.oursSplit),
-                  ratio(best, r.oursFused),
-                  ratio(r.dnnlPreferred, r.oursSplit),
-                  ratio(r.dnnlPreferred, r.oursFused),
-                  percentOfPeak(r.oursSplit),
-                  percentOfPeak(r.oursFused),
-                  ms(bound),
-                  percentOfBound(r.oursSplit),
-                  percentOfBound(r.oursFused),
-                  mb(r.fusedWorkspace),
-                  mb(splitWorkspace),
-                  workspace >= 0 ? format("%.2f", workspace / operandBytes(p)) : "-",
-                  r.difference >= 0 ? format("%.1e", r.difference) : "-"});
+    const Row row{o.problems[i],        results[sweepIndex][i], baseline(Precision::Fp32),
+                  baseline(Precision::Bf16), peak,                   bandwidth,
+                  sweep,                md};
+    std::vector<std::string> cells;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      if (columns[c].text) {
+        cells.push_back(columns[c].text(row));
+      } else {
+        const double numerator = columns[c].numerator(row),
+                     denominator = columns[c].denominator(row);
+        cells.push_back(ratioText(numerator, denominator));
+        means[c].add(numerator, denominator);
+      }
+    }
+    table.addRow(cells);
   }
   table.print(stdout, md);
-  const std::string means = "geometric means at " + std::to_string(threads) + " thread" +
-                            (threads > 1 ? "s" : "") + " (cases): best/S " + bestSplit.text() +
-                            ", best/F " + bestFused.text() + ", pref/S " + prefSplit.text() +
-                            ", pref/F " + prefFused.text();
-  std::printf(md ? "\n**%s**\n" : "\n%s\n", means.c_str());
-  for (size_t i = 0; i < results.size(); ++i)
-    if (!results[i].error.empty())
-      std::printf("%s%s: error: %s\n", md ? "- " : "  ", o.problems[i].name.c_str(),
-                  results[i].error.c_str());
+  std::string summary = "geometric means of " + title + " (cases):";
+  const char* separator = " ";
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (columns[c].text) continue;
+    summary += separator + columns[c].header + " " + means[c].text();
+    separator = ", ";
+  }
+  std::printf(md ? "\n**%s**\n" : "\n%s\n", summary.c_str());
+  const char* item = md ? "- " : "  ";
+  for (size_t i : sweep.cases) {
+    const CaseResult& r = results[sweepIndex][i];
+    if (!r.error.empty())
+      std::printf("%s%s: error: %s\n", item, o.problems[i].name.c_str(), r.error.c_str());
+    if (sweep.peers && (isReferenceImplementation(r.dnnlPlainImpl) ||
+                        isReferenceImplementation(r.dnnlPreferredImpl)))
+      std::printf("%s%s: oneDNN %s falls back to a reference implementation (plain %s; "
+                  "preferred %s)\n",
+                  item, o.problems[i].name.c_str(), precisionName(sweep.precision),
+                  r.dnnlPlainImpl.c_str(), r.dnnlPreferredImpl.c_str());
+  }
 }
 
-void printKernelTable(const RunOptions& o,
-                      const std::map<int, std::vector<CaseResult>>& resultsByThreads, bool md) {
-  std::printf("\n%sour kernels%s\n\n", md ? "### " : "== ",
+void printKernelTable(const RunOptions& o, Direction direction,
+                      const std::map<int, SweepResults>& resultsByThreads, bool md) {
+  const bool backward = direction == Direction::Backward;
+  std::vector<size_t> peerSweeps;
+  for (size_t s = 0; s < o.sweeps.size(); ++s)
+    if (o.sweeps[s].direction == direction && o.sweeps[s].peers) peerSweeps.push_back(s);
+  const bool onlyDefault = o.sweeps.size() == 1 && backward;
+  std::printf("\n%sour kernels%s%s\n\n", md ? "### " : "== ",
+              onlyDefault ? "" : (std::string(" (") + directionName(direction) + ")").c_str(),
               o.verbose ? ", oneDNN implementations (data / weights; plain, preferred), PyTorch "
                           "backend"
                         : "");
-  std::vector<std::string> header = {"case", "descriptor", "GMAC", "dX pass", "dW pass"};
-  if (o.verbose) header.insert(header.end(), {"oneDNN plain", "oneDNN preferred", "torch"});
+  std::vector<std::string> header = {"case", "descriptor", "GMAC"};
+  if (backward)
+    header.insert(header.end(), {"dX pass", "dW pass"});
+  else
+    header.push_back("forward pass");
+  if (o.verbose) {
+    for (size_t s : peerSweeps) {
+      const std::string dtype =
+          peerSweeps.size() > 1 ? std::string(" ") + precisionName(o.sweeps[s].precision) : "";
+      header.insert(header.end(),
+                    {"oneDNN" + dtype + " plain", "oneDNN" + dtype + " preferred", "torch" + dtype});
+    }
+  }
   TextTable table(header);
-  const std::vector<CaseResult>& any = resultsByThreads.begin()->second;
+  const SweepResults& any = resultsByThreads.begin()->second;
   for (size_t i = 0; i < o.problems.size(); ++i) {
+    // Our kernel names are the same in every sweep that has the case.
+    const CaseResult* ours = nullptr;
+    for (size_t s = 0; s < o.sweeps.size() && !ours; ++s)
+      if (o.sweeps[s].direction == direction && o.sweeps[s].hasCase(i)) ours = &any[s][i];
+    if (!ours) continue;
     const ProblemSpec& p = o.problems[i];
-    const CaseResult& r = any[i];
     std::vector<std::string> row = {p.name, md ? "`" + p.compact() + "`" : p.compact(),
-                                    format("%.2f", p.macs() * 1e-9), r.kernelData, r.kernelWeight};
-    if (o.verbose) row.insert(row.end(), {r.dnnlPlainImpl, r.dnnlPreferredImpl, r.torchBackend});
+                                    format("%.2f", p.macs() * 1e-9)};
+    if (backward)
+      row.insert(row.end(), {ours->kernelData, ours->kernelWeight});
+    else
+      row.push_back(ours->kernelForward);
+    if (o.verbose) {
+      for (size_t s : peerSweeps) {
+        const CaseResult& r = any[s][i];
+        const bool has = o.sweeps[s].hasCase(i);
+        row.insert(row.end(), {has ? r.dnnlPlainImpl : "", has ? r.dnnlPreferredImpl : "",
+                               has ? r.torchBackend : ""});
+      }
+    }
     table.addRow(row);
   }
   table.print(stdout, md);
@@ -215,13 +491,31 @@ void printKernelTable(const RunOptions& o,
 }  // namespace
 
 void printReport(const RunOptions& o, const MachineInfo& m,
-                 const std::map<int, std::vector<CaseResult>>& resultsByThreads) {
+                 const std::map<int, SweepResults>& resultsByThreads) {
   printHeader(o, m, o.markdown);
-  for (const auto& [threads, results] : resultsByThreads)
-    printThreadTable(o, m, threads, results, o.markdown);
-  if (!resultsByThreads.empty()) printKernelTable(o, resultsByThreads, o.markdown);
+  for (size_t s = 0; s < o.sweeps.size(); ++s) {
+    if (!o.sweeps[s].printed) continue;
+    for (const auto& [threads, results] : resultsByThreads)
+      printTable(o, m, threads, s, results, o.markdown);
+  }
+  if (!resultsByThreads.empty())
+    for (Direction d : o.directions) printKernelTable(o, d, resultsByThreads, o.markdown);
   std::printf("\n");
-  printLegend(o.markdown);
+  printLegend(o, o.markdown);
+  if (anySweep(o, [](const Sweep& s) { return isLowPrecision(s.precision); }))
+    std::printf(
+        "%sour kernel names are the kernel layer's selection for the fp32 operands every "
+        "precision is converted to (the registry takes no element type yet)\n",
+        o.markdown ? "- " : "  ");
+}
+
+void printCaseList(const RunOptions& o) {
+  for (size_t i = 0; i < o.problems.size(); ++i) {
+    const bool low = std::find(o.lowPrecisionCases.begin(), o.lowPrecisionCases.end(), i) !=
+                     o.lowPrecisionCases.end();
+    std::printf("%-28s %s%s\n", o.problems[i].compact().c_str(), o.problems[i].name.c_str(),
+                low ? "  [low-precision rows]" : "");
+  }
 }
 
 }  // namespace peers
