@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -268,23 +269,28 @@ int main(int argc, char** argv) {
     printCaseList(o);
     return 0;
   }
-  const bool lowPrecision =
-      std::any_of(o.precisions.begin(), o.precisions.end(), isLowPrecision);
+  const bool lowPrecision = std::any_of(o.precisions.begin(), o.precisions.end(), isLowPrecision);
   // Before any compute library starts threads (and before the children fork).
   std::fprintf(stderr, "probing %s and copy bandwidth...\n",
                lowPrecision ? "FMA, AVX512-BF16 and AMX peaks" : "FMA peak");
   const MachineInfo machine = probeMachine(o.threads, lowPrecision);
 
+  const auto start = std::chrono::steady_clock::now();
   std::map<int, SweepResults> results;
   for (int t : o.threads)
     results[t].assign(o.sweeps.size(), std::vector<CaseResult>(o.problems.size()));
   bool ok = true;
   for (int round = 0; round < o.rounds; ++round) {
     for (int t : o.threads) {
-      std::fprintf(stderr, "round %d of %d, %d thread(s)...\n", round + 1, o.rounds, t);
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "round %d of %d, %d thread(s)... (%.0f s so far)\n", round + 1, o.rounds,
+                   t, elapsed);
       ok = measureInChild(o, t, &results[t]) && ok;
     }
   }
+  std::fprintf(stderr, "measured in %.0f s\n",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   printReport(o, machine, results);
   return ok ? 0 : 1;
 }

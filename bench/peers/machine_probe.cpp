@@ -46,7 +46,8 @@ void readCpuInfo(MachineInfo* info) {
       for (std::string w; words >> w;) present.insert(w);
     }
   }
-  for (const char* flag : {"avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16"}) {
+  for (const char* flag :
+       {"avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16"}) {
     if (!info->flags.empty()) info->flags += ' ';
     info->flags += (present.count(flag) ? "" : "-") + std::string(flag);
   }

@@ -205,7 +205,9 @@ OneDnnResult runBackward(const HostProblem& problem, const TimingOptions& timing
   memory gradInput = makeMemory(srcPlain, engine, nullptr);
   memory gradWeight = makeMemory(weightPlain, engine, nullptr);
   memory gradBias = makeMemory(biasPlain, engine, nullptr);
-  auto outputs = [&] { return Outputs{readPlain(gradInput), readPlain(gradWeight), readPlain(gradBias)}; };
+  auto outputs = [&] {
+    return Outputs{readPlain(gradInput), readPlain(gradWeight), readPlain(gradBias)};
+  };
 
   try {
     Pair pair(algorithm, g, srcPlain, weightPlain, biasPlain, dstPlain, engine);
@@ -368,8 +370,8 @@ OneDnnResult runOneDnnBackward(const HostProblem& problem, const TimingOptions& 
                                const OneDnnOptions& options) {
   if (problem.spec.transposed)
     return runBackward<dnnl::deconvolution_forward, dnnl::deconvolution_backward_data,
-                       dnnl::deconvolution_backward_weights>(
-        problem, timing, options, dnnl::algorithm::deconvolution_direct);
+                       dnnl::deconvolution_backward_weights>(problem, timing, options,
+                                                             dnnl::algorithm::deconvolution_direct);
   return runBackward<dnnl::convolution_forward, dnnl::convolution_backward_data,
                      dnnl::convolution_backward_weights>(problem, timing, options,
                                                          dnnl::algorithm::convolution_direct);

@@ -22,8 +22,8 @@ class DeviceTensor {
         count_(static_cast<size_t>(elementCount(shape))),
         bytes_(count_ * hostdtype::bytes(dtype)) {
     if (aclrtMalloc(&data_, bytes_, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) data_ = nullptr;
-    tensor_ = aclCreateTensor(shape.data(), shape.size(), dtype, nullptr, 0, format,
-                              shape.data(), shape.size(), data_);
+    tensor_ = aclCreateTensor(shape.data(), shape.size(), dtype, nullptr, 0, format, shape.data(),
+                              shape.size(), data_);
   }
   ~DeviceTensor() {
     aclDestroyTensor(tensor_);

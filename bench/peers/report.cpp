@@ -142,10 +142,9 @@ std::vector<Column> columnsOf(const Sweep& sweep) {
     const char* suffix;
     double CaseResult::*field;
   };
-  const std::vector<Mode> modes = backward
-                                      ? std::vector<Mode>{{"S", &CaseResult::oursSplit},
-                                                          {"F", &CaseResult::oursFused}}
-                                      : std::vector<Mode>{{"", &CaseResult::oursForward}};
+  const std::vector<Mode> modes =
+      backward ? std::vector<Mode>{{"S", &CaseResult::oursSplit}, {"F", &CaseResult::oursFused}}
+               : std::vector<Mode>{{"", &CaseResult::oursForward}};
   auto ours = [](double CaseResult::*f) { return [f](R row) { return row.r.*f; }; };
   auto fp32 = [](double CaseResult::*f) { return [f](R row) { return orNone(row.fp32).*f; }; };
   auto bf16 = [](double CaseResult::*f) { return [f](R row) { return orNone(row.bf16).*f; }; };
@@ -178,10 +177,11 @@ std::vector<Column> columnsOf(const Sweep& sweep) {
       bestUserVisiblePeer(row.r, row.sweep.direction, &who);
       return who;
     }));
-    for (const Mode& m : modes) c.push_back(ratioColumn(over("best", m.suffix), bestPeer, ours(m.field)));
     for (const Mode& m : modes)
-      c.push_back(ratioColumn(over("pref", m.suffix), [](R row) { return row.r.dnnlPreferred; },
-                              ours(m.field)));
+      c.push_back(ratioColumn(over("best", m.suffix), bestPeer, ours(m.field)));
+    for (const Mode& m : modes)
+      c.push_back(ratioColumn(
+          over("pref", m.suffix), [](R row) { return row.r.dnnlPreferred; }, ours(m.field)));
   }
   if (fp16)
     for (const Mode& m : modes)
@@ -208,27 +208,26 @@ std::vector<Column> columnsOf(const Sweep& sweep) {
   c.push_back(timeColumn("bound", bound));
   for (const Mode& m : modes) {
     auto seconds = ours(m.field);
-    c.push_back(textColumn(backward ? std::string(m.suffix) + "/bnd%" : "bnd%",
-                           [seconds, bound](R row) {
-                             const double s = seconds(row), b = bound(row);
-                             return s > 0 && b > 0 ? format("%.0f", 100 * s / b) : "-";
-                           }));
+    c.push_back(
+        textColumn(backward ? std::string(m.suffix) + "/bnd%" : "bnd%", [seconds, bound](R row) {
+          const double s = seconds(row), b = bound(row);
+          return s > 0 && b > 0 ? format("%.0f", 100 * s / b) : "-";
+        }));
   }
   auto workspace = [](R row) {
-    return std::max({row.r.dataWorkspace, row.r.weightWorkspace, row.r.fusedWorkspace,
-                     row.r.forwardWorkspace});
+    return std::max(
+        {row.r.dataWorkspace, row.r.weightWorkspace, row.r.fusedWorkspace, row.r.forwardWorkspace});
   };
   if (backward) {
     c.push_back(textColumn("wsF", [](R row) { return mb(row.r.fusedWorkspace); }));
-    c.push_back(textColumn("wsS", [](R row) {
-      return mb(std::max(row.r.dataWorkspace, row.r.weightWorkspace));
-    }));
+    c.push_back(textColumn(
+        "wsS", [](R row) { return mb(std::max(row.r.dataWorkspace, row.r.weightWorkspace)); }));
   } else {
     c.push_back(textColumn("ws", [](R row) { return mb(row.r.forwardWorkspace); }));
   }
   c.push_back(textColumn("ws/op", [workspace](R row) {
-    const double bytes = static_cast<double>(elementBytes(row.sweep.precision)) *
-                         operandElements(row.problem);
+    const double bytes =
+        static_cast<double>(elementBytes(row.sweep.precision)) * operandElements(row.problem);
     return workspace(row) >= 0 ? format("%.2f", workspace(row) / bytes) : "-";
   }));
   if (sweep.peers)
@@ -315,8 +314,10 @@ bool anySweep(const RunOptions& o, const std::function<bool(const Sweep&)>& test
 
 void printLegend(const RunOptions& o, bool md) {
   const char* item = md ? "- " : "  ";
-  const bool backward = anySweep(o, [](const Sweep& s) { return s.direction == Direction::Backward; });
-  const bool forward = anySweep(o, [](const Sweep& s) { return s.direction == Direction::Forward; });
+  const bool backward =
+      anySweep(o, [](const Sweep& s) { return s.direction == Direction::Backward; });
+  const bool forward =
+      anySweep(o, [](const Sweep& s) { return s.direction == Direction::Forward; });
   const bool low = anySweep(o, [](const Sweep& s) { return isLowPrecision(s.precision); });
   const bool fp16 = anySweep(o, [](const Sweep& s) { return s.precision == Precision::Fp16; });
   if (backward)
@@ -347,8 +348,9 @@ void printLegend(const RunOptions& o, bool md) {
         "%sbest/o, pref/o: the fastest of dnnl, dnnlP+R, torch / dnnlPref, over ours; %%pk: "
         "2 x MACs / our time; bound, bnd%%: x, w read and y written once; ws: workspace (MB), "
         "ws/op: / bytes of x, w, y\n",
-        item, item, o.dnnlInference ? "convolution_forward, forward_inference"
-                                    : "convolution_forward, forward_training",
+        item, item,
+        o.dnnlInference ? "convolution_forward, forward_inference"
+                        : "convolution_forward, forward_training",
         item, item);
   if (low)
     std::printf(
@@ -374,16 +376,16 @@ void printTable(const RunOptions& o, const MachineInfo& m, int threads, size_t s
                 const SweepResults& results, bool md) {
   const Sweep& sweep = o.sweeps[sweepIndex];
   std::string peakName;
-  const double peak = (isLowPrecision(sweep.precision)
-                           ? lowPrecisionPeakGflops(m, threads, &peakName)
-                           : threads * m.fmaCoreGflops) *
-                      1e9;
+  const double peak =
+      (isLowPrecision(sweep.precision) ? lowPrecisionPeakGflops(m, threads, &peakName)
+                                       : threads * m.fmaCoreGflops) *
+      1e9;
   const auto copy = m.copyBytesPerSecond.find(threads);
   const double bandwidth = copy == m.copyBytesPerSecond.end() ? 0 : copy->second;
   const bool onlyDefault = o.sweeps.size() == 1 && sweep.direction == Direction::Backward &&
                            sweep.precision == Precision::Fp32;
-  const std::string title = (onlyDefault ? "" : sweep.title() + ", ") + std::to_string(threads) +
-                            " thread" + (threads > 1 ? "s" : "");
+  const std::string threadsText = std::to_string(threads) + " thread" + (threads > 1 ? "s" : "");
+  const std::string title = (onlyDefault ? "" : sweep.title() + ", ") + threadsText;
   std::printf("\n%s%s\n\n", md ? "### " : "== ", title.c_str());
 
   const std::vector<Column> columns = columnsOf(sweep);
@@ -396,9 +398,14 @@ void printTable(const RunOptions& o, const MachineInfo& m, int threads, size_t s
       const int s = findSweep(o.sweeps, sweep.direction, p, i);
       return s < 0 ? nullptr : &results[static_cast<size_t>(s)][i];
     };
-    const Row row{o.problems[i],        results[sweepIndex][i], baseline(Precision::Fp32),
-                  baseline(Precision::Bf16), peak,                   bandwidth,
-                  sweep,                md};
+    const Row row{o.problems[i],
+                  results[sweepIndex][i],
+                  baseline(Precision::Fp32),
+                  baseline(Precision::Bf16),
+                  peak,
+                  bandwidth,
+                  sweep,
+                  md};
     std::vector<std::string> cells;
     for (size_t c = 0; c < columns.size(); ++c) {
       if (columns[c].text) {
@@ -413,7 +420,8 @@ void printTable(const RunOptions& o, const MachineInfo& m, int threads, size_t s
     table.addRow(cells);
   }
   table.print(stdout, md);
-  std::string summary = "geometric means of " + title + " (cases):";
+  std::string summary = "geometric means " + (onlyDefault ? "" : "of " + sweep.title() + " ") +
+                        "at " + threadsText + " (cases):";
   const char* separator = " ";
   for (size_t c = 0; c < columns.size(); ++c) {
     if (columns[c].text) continue;
@@ -428,37 +436,45 @@ void printTable(const RunOptions& o, const MachineInfo& m, int threads, size_t s
       std::printf("%s%s: error: %s\n", item, o.problems[i].name.c_str(), r.error.c_str());
     if (sweep.peers && (isReferenceImplementation(r.dnnlPlainImpl) ||
                         isReferenceImplementation(r.dnnlPreferredImpl)))
-      std::printf("%s%s: oneDNN %s falls back to a reference implementation (plain %s; "
-                  "preferred %s)\n",
-                  item, o.problems[i].name.c_str(), precisionName(sweep.precision),
-                  r.dnnlPlainImpl.c_str(), r.dnnlPreferredImpl.c_str());
+      std::printf(
+          "%s%s: oneDNN %s falls back to a reference implementation (plain %s; "
+          "preferred %s)\n",
+          item, o.problems[i].name.c_str(), precisionName(sweep.precision), r.dnnlPlainImpl.c_str(),
+          r.dnnlPreferredImpl.c_str());
   }
 }
 
 void printKernelTable(const RunOptions& o, Direction direction,
                       const std::map<int, SweepResults>& resultsByThreads, bool md) {
   const bool backward = direction == Direction::Backward;
+  // oneDNN's implementations and PyTorch's backend with --verbose; oneDNN's
+  // bf16 implementations always (whether it has a bf16 kernel at all matters).
   std::vector<size_t> peerSweeps;
-  for (size_t s = 0; s < o.sweeps.size(); ++s)
-    if (o.sweeps[s].direction == direction && o.sweeps[s].peers) peerSweeps.push_back(s);
+  size_t peerCount = 0;
+  for (size_t s = 0; s < o.sweeps.size(); ++s) {
+    const Sweep& sweep = o.sweeps[s];
+    if (sweep.direction != direction || !sweep.peers) continue;
+    ++peerCount;
+    if (o.verbose || sweep.precision == Precision::Bf16) peerSweeps.push_back(s);
+  }
   const bool onlyDefault = o.sweeps.size() == 1 && backward;
+  const std::string what = o.verbose ? ", oneDNN implementations (data / weights; plain, "
+                                       "preferred), PyTorch backend"
+                           : !peerSweeps.empty() ? ", oneDNN bf16 implementations"
+                                                 : "";
   std::printf("\n%sour kernels%s%s\n\n", md ? "### " : "== ",
               onlyDefault ? "" : (std::string(" (") + directionName(direction) + ")").c_str(),
-              o.verbose ? ", oneDNN implementations (data / weights; plain, preferred), PyTorch "
-                          "backend"
-                        : "");
+              what.c_str());
   std::vector<std::string> header = {"case", "descriptor", "GMAC"};
   if (backward)
     header.insert(header.end(), {"dX pass", "dW pass"});
   else
     header.push_back("forward pass");
-  if (o.verbose) {
-    for (size_t s : peerSweeps) {
-      const std::string dtype =
-          peerSweeps.size() > 1 ? std::string(" ") + precisionName(o.sweeps[s].precision) : "";
-      header.insert(header.end(),
-                    {"oneDNN" + dtype + " plain", "oneDNN" + dtype + " preferred", "torch" + dtype});
-    }
+  for (size_t s : peerSweeps) {
+    const std::string dtype =
+        peerCount > 1 ? std::string(" ") + precisionName(o.sweeps[s].precision) : "";
+    header.insert(header.end(), {"oneDNN" + dtype + " plain", "oneDNN" + dtype + " preferred"});
+    if (o.verbose) header.push_back("torch" + dtype);
   }
   TextTable table(header);
   const SweepResults& any = resultsByThreads.begin()->second;
@@ -475,13 +491,11 @@ void printKernelTable(const RunOptions& o, Direction direction,
       row.insert(row.end(), {ours->kernelData, ours->kernelWeight});
     else
       row.push_back(ours->kernelForward);
-    if (o.verbose) {
-      for (size_t s : peerSweeps) {
-        const CaseResult& r = any[s][i];
-        const bool has = o.sweeps[s].hasCase(i);
-        row.insert(row.end(), {has ? r.dnnlPlainImpl : "", has ? r.dnnlPreferredImpl : "",
-                               has ? r.torchBackend : ""});
-      }
+    for (size_t s : peerSweeps) {
+      const CaseResult& r = any[s][i];
+      const bool has = o.sweeps[s].hasCase(i);
+      row.insert(row.end(), {has ? r.dnnlPlainImpl : "-", has ? r.dnnlPreferredImpl : "-"});
+      if (o.verbose) row.push_back(has ? r.torchBackend : "-");
     }
     table.addRow(row);
   }

@@ -12,9 +12,9 @@
 namespace peers {
 
 struct RunOptions {
-  std::vector<ProblemSpec> problems;  // every case of every sweep
+  std::vector<ProblemSpec> problems;      // every case of every sweep
   std::vector<size_t> lowPrecisionCases;  // indices into problems: the bf16, fp16, hf32 rows
-  std::vector<Sweep> sweeps;  // planSweeps of the directions and precisions asked for
+  std::vector<Sweep> sweeps;              // planSweeps of the directions and precisions asked for
   std::vector<Direction> directions = {Direction::Backward};
   std::vector<Precision> precisions = {Precision::Fp32};
   std::vector<int> threads;  // one child process per entry and round

@@ -21,8 +21,7 @@ const char* precisionName(Precision p) {
 }
 
 bool parsePrecision(const std::string& text, Precision* p) {
-  for (Precision candidate :
-       {Precision::Fp32, Precision::Bf16, Precision::Fp16, Precision::Hf32}) {
+  for (Precision candidate : {Precision::Fp32, Precision::Bf16, Precision::Fp16, Precision::Hf32}) {
     if (text == precisionName(candidate)) {
       *p = candidate;
       return true;
@@ -69,7 +68,8 @@ std::vector<Sweep> planSweeps(const std::vector<Direction>& directions,
     for (size_t c : cases) s.cases.push_back(c);
   };
   for (Direction d : directions) {
-    for (Precision p : precisions) add(d, p, true, isLowPrecision(p) ? lowPrecisionCases : allCases);
+    for (Precision p : precisions)
+      add(d, p, true, isLowPrecision(p) ? lowPrecisionCases : allCases);
     // Baselines of ours only, on the low-precision cases.
     const bool anyLow = std::any_of(precisions.begin(), precisions.end(), isLowPrecision);
     for (Precision base : {Precision::Fp32, Precision::Bf16}) {

@@ -36,8 +36,8 @@ bool hasPeers(Precision p);
 struct Sweep {
   Direction direction = Direction::Backward;
   Precision precision = Precision::Fp32;
-  bool printed = true;  // asked for; else only a baseline of ours for other rows
-  bool peers = true;    // oneDNN and PyTorch measured too
+  bool printed = true;        // asked for; else only a baseline of ours for other rows
+  bool peers = true;          // oneDNN and PyTorch measured too
   std::vector<size_t> cases;  // indices into RunOptions::problems
 
   std::string title() const;  // "backward bf16"
