@@ -32,6 +32,8 @@ OurKernels ourKernels(const ProblemSpec& spec) {
   k.data = spec.transposed ? aclcpu::kernels::forwardAlgorithmName(shape)
                            : aclcpu::kernels::backwardDataAlgorithmName(shape);
   k.weight = aclcpu::kernels::backwardWeightAlgorithmName(shape);
+  k.forward = spec.transposed ? aclcpu::kernels::backwardDataAlgorithmName(shape)
+                              : aclcpu::kernels::forwardAlgorithmName(shape);
   return k;
 }
 
