@@ -39,7 +39,13 @@ void recordDnnl(const OneDnnResult& dnnl, CaseResult* r) {
 CaseResult measureCase(const RunOptions& o, const Sweep& sweep, const HostProblem& problem,
                        aclrtStream stream, Outputs* fp32) {
   CaseResult r;
-  const OurKernels kernels = ourKernels(problem.spec);
+  // Our operand values after the gather's rounding: bf16 and fp16 tensors
+  // stay what they are, hf32 is fp32 with cubeMathType 1 (HF32 operands).
+  const aclcpu::kernels::OperandValues operandValues[4] = {
+      aclcpu::kernels::OperandValues::F32, aclcpu::kernels::OperandValues::BF16,
+      aclcpu::kernels::OperandValues::F16, aclcpu::kernels::OperandValues::HF32};
+  const OurKernels kernels =
+      ourKernels(problem.spec, operandValues[static_cast<int>(sweep.precision)]);
   const OurNumerics numerics{tensorType(sweep.precision), cubeMathType(sweep.precision)};
   OneDnnOptions dnnlOptions;
   dnnlOptions.type = sweep.precision == Precision::Bf16 ? DnnlType::Bf16 : DnnlType::F32;

@@ -4,12 +4,13 @@
 // the problem translated to the layer's normal-orientation ConvShape as the
 // operator layer does it.
 //
-// The registry takes no element type: these are the algorithms of the fp32
-// operands every precision is converted and rounded into today. When the
-// kernel layer gains typed selection (bf16 / AMX paths), ask it here.
+// `operands` is what the operator layer promises the kernels about the
+// operand values (bf16, fp16 or HF32 after cubeMathType rounding), which
+// selects the low-precision (AMX) algorithms.
 
 #include <string>
 
+#include "kernels/kernel_types.h"
 #include "problem_spec.h"
 
 namespace peers {
@@ -20,6 +21,7 @@ struct OurKernels {
   std::string forward;  // the pass that computes y (backward-data for a transposed problem)
 };
 
-OurKernels ourKernels(const ProblemSpec& spec);
+OurKernels ourKernels(const ProblemSpec& spec,
+                      aclcpu::kernels::OperandValues operands = aclcpu::kernels::OperandValues::F32);
 
 }  // namespace peers
