@@ -24,7 +24,10 @@ namespace {
 
 constexpr int64_t kStepEntries = 32;        // K entries per tile step
 constexpr int64_t kWeightItemsTarget = 64;  // a constant, never the thread count
-constexpr int64_t kMaxSegments = 64;        // images one kernel call covers
+// K steps one kernel call covers: the x and dy tiles of 8 steps (with the
+// taps' overlap, about 32 KB) stay in L1 while every tap reads them; the
+// accumulators go through the (L1-resident) partial sums between calls.
+constexpr int64_t kBlockSteps = 8;
 constexpr uint64_t kStagingBudget = uint64_t{512} << 20;
 
 struct WeightPlan {
@@ -189,7 +192,7 @@ void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, flo
   const int64_t dyBlockWords = p.dy.rows * 16;
   const int64_t planePositions = p.x.size[1] * p.x.size[2];
   parallelFor(p.chunks * p.icTiles * p.ocTiles, [&](int64_t begin, int64_t end) {
-    Bf16WeightSegment segments[kMaxSegments];
+    Bf16WeightSegment segments[kBlockSteps];
     for (int64_t item = begin; item < end; ++item) {
       const int64_t chunk = item / (p.icTiles * p.ocTiles);
       const int64_t a0 = 2 * (item / p.ocTiles % p.icTiles), b0 = 2 * (item % p.ocTiles);
@@ -204,13 +207,16 @@ void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, flo
       job.dwIcBlockFloats = icBlockFloats;
       job.dwOcBlockFloats = ocBlockFloats;
       float* base = partial + chunk * chunkFloats + a0 * icBlockFloats + b0 * ocBlockFloats;
-      // Segments (one per image) in batches of kMaxSegments; each batch adds
-      // to the previous one's sums.
+      // Blocks of kBlockSteps steps (a segment per image they touch), every
+      // tap of a block before the next; each block adds to the sums so far,
+      // in step order.
       for (int64_t step = stepBegin, batch = 0; step < stepEnd; ++batch) {
         int64_t count = 0;
-        for (; step < stepEnd && count < kMaxSegments; ++count) {
+        for (int64_t inBlock = 0; step < stepEnd && inBlock < kBlockSteps; ++count) {
           const int64_t image = step / p.stepsPerImage, local = step % p.stepsPerImage;
-          const int64_t steps = std::min(stepEnd - step, p.stepsPerImage - local);
+          const int64_t steps =
+              std::min({stepEnd - step, p.stepsPerImage - local, kBlockSteps - inBlock});
+          inBlock += steps;
           segments[count].x = reinterpret_cast<const uint8_t*>(
               xs + image * xImageEntries + a0 * 16 * p.x.channelEntries + local * kStepEntries);
           segments[count].dy = reinterpret_cast<const uint8_t*>(
