@@ -21,7 +21,7 @@ struct OurKernels {
   std::string forward;  // the pass that computes y (backward-data for a transposed problem)
 };
 
-OurKernels ourKernels(const ProblemSpec& spec,
-                      aclcpu::kernels::OperandValues operands = aclcpu::kernels::OperandValues::F32);
+OurKernels ourKernels(const ProblemSpec& spec, aclcpu::kernels::OperandValues operands =
+                                                   aclcpu::kernels::OperandValues::F32);
 
 }  // namespace peers

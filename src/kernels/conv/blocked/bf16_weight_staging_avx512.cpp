@@ -56,11 +56,9 @@ bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKi
   const __m512i dupLow = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
   const __m512i dupHigh =
       _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
-  // Columns [lo, hi) of a padded row map inside the source.
-  const int64_t lo = l.first[2] >= 0 ? 0 : (-l.first[2] < l.size[2] ? -l.first[2] : l.size[2]);
-  int64_t hi = l.source[2] - l.first[2];
-  if (hi > l.size[2]) hi = l.size[2];
-  if (hi < lo) hi = lo;
+  const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i gatherIndex =
+      _mm512_mullo_epi32(lanes, _mm512_set1_epi32(static_cast<int>(l.step[2])));
   for (int64_t item = begin; item < end; ++item) {
     const int64_t image = item / l.paddedChannels, channel = item % l.paddedChannels;
     uint16_t* dst = staged + item * l.channelEntries;
@@ -69,39 +67,59 @@ bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKi
       continue;
     }
     const float* src = dense + (image * l.channels + channel) * channelFloats;
-    for (int64_t q0 = 0; q0 < l.size[0]; ++q0) {
-      for (int64_t q1 = 0; q1 < l.size[1]; ++q1) {
-        uint16_t* row = dst + (q0 * l.size[1] + q1) * l.size[2] * e;
-        const int64_t i0 = q0 + l.first[0], i1 = q1 + l.first[1];
-        if (i0 < 0 || i0 >= l.source[0] || i1 < 0 || i1 >= l.source[1] || hi == lo) {
-          std::memset(row, 0, static_cast<size_t>(l.size[2] * e) * sizeof(uint16_t));
-          continue;
-        }
-        std::memset(row, 0, static_cast<size_t>(lo * e) * sizeof(uint16_t));
-        std::memset(row + hi * e, 0, static_cast<size_t>((l.size[2] - hi) * e) * sizeof(uint16_t));
-        const float* line = src + i0 * plane + i1 * l.source[2] + l.first[2];
-        for (int64_t q = lo; q < hi; q += 16) {
-          const int64_t n = hi - q < 16 ? hi - q : 16;
-          const __mmask16 mask = firstLanes(n);
-          const __m512i v = _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, line + q));
-          unsafe |= unsafeLanes(v);
-          if (kind == PairKind::Pairs) {
-            _mm256_mask_storeu_epi16(row + q, mask,
-                                     _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16)));
-            continue;
+    int64_t residue = 0;
+    for (int64_t r0 = 0; r0 < l.step[0]; ++r0)
+      for (int64_t r1 = 0; r1 < l.step[1]; ++r1)
+        for (int64_t r2 = 0; r2 < l.step[2]; ++r2, ++residue) {
+          // Positions [lo, hi) of a row map inside the source.
+          const int64_t base2 = r2 + l.first[2];
+          int64_t lo = base2 >= 0 ? 0 : (-base2 + l.step[2] - 1) / l.step[2];
+          int64_t hi =
+              l.source[2] - base2 <= 0 ? 0 : (l.source[2] - base2 + l.step[2] - 1) / l.step[2];
+          if (lo > l.size[2]) lo = l.size[2];
+          if (hi > l.size[2]) hi = l.size[2];
+          if (hi < lo) hi = lo;
+          uint16_t* volume = dst + residue * l.residueEntries;
+          for (int64_t q0 = 0; q0 < l.size[0]; ++q0) {
+            for (int64_t q1 = 0; q1 < l.size[1]; ++q1) {
+              uint16_t* row = volume + (q0 * l.size[1] + q1) * l.size[2] * e;
+              const int64_t i0 = q0 * l.step[0] + r0 + l.first[0];
+              const int64_t i1 = q1 * l.step[1] + r1 + l.first[1];
+              if (i0 < 0 || i0 >= l.source[0] || i1 < 0 || i1 >= l.source[1] || hi == lo) {
+                std::memset(row, 0, static_cast<size_t>(l.size[2] * e) * sizeof(uint16_t));
+                continue;
+              }
+              std::memset(row, 0, static_cast<size_t>(lo * e) * sizeof(uint16_t));
+              std::memset(row + hi * e, 0,
+                          static_cast<size_t>((l.size[2] - hi) * e) * sizeof(uint16_t));
+              const float* line = src + i0 * plane + i1 * l.source[2] + base2;
+              for (int64_t q = lo; q < hi; q += 16) {
+                const int64_t n = hi - q < 16 ? hi - q : 16;
+                const __mmask16 mask = firstLanes(n);
+                const __m512i v =
+                    l.step[2] == 1
+                        ? _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, line + q))
+                        : _mm512_castps_si512(_mm512_mask_i32gather_ps(
+                              _mm512_setzero_ps(), mask, gatherIndex, line + q * l.step[2], 4));
+                unsafe |= unsafeLanes(v);
+                if (kind == PairKind::Pairs) {
+                  _mm256_mask_storeu_epi16(row + q, mask,
+                                           _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16)));
+                  continue;
+                }
+                const __m512i h = highPart(v);
+                const __m512i words = pairWords(h, lowPart(v, h));
+                uint32_t* out = reinterpret_cast<uint32_t*>(row + q * 4);
+                const int64_t first = n < 8 ? n : 8;
+                _mm512_mask_storeu_epi32(out, firstLanes(2 * first),
+                                         _mm512_permutexvar_epi32(dupLow, words));
+                if (n > 8)
+                  _mm512_mask_storeu_epi32(out + 16, firstLanes(2 * (n - 8)),
+                                           _mm512_permutexvar_epi32(dupHigh, words));
+              }
+            }
           }
-          const __m512i h = highPart(v);
-          const __m512i words = pairWords(h, lowPart(v, h));
-          uint32_t* out = reinterpret_cast<uint32_t*>(row + q * 4);
-          const int64_t first = n < 8 ? n : 8;
-          _mm512_mask_storeu_epi32(out, firstLanes(2 * first),
-                                   _mm512_permutexvar_epi32(dupLow, words));
-          if (n > 8)
-            _mm512_mask_storeu_epi32(out + 16, firstLanes(2 * (n - 8)),
-                                     _mm512_permutexvar_epi32(dupHigh, words));
         }
-      }
-    }
   }
   return unsafe == 0;
 }

@@ -66,7 +66,8 @@ bool planWords(const ConvShape& s, RowPassKind pass, WordPlan* wp, TapTable* tab
     p.blocks.pairs = false;
     p.blocks.tiles = p.blocks.outBlocks;
     p.tapFloats = kLanes * kLanes;
-    for (int64_t i = 0; i < p.phaseCount; ++i) p.phases[i].weightBegin = p.phases[i].tapBegin * p.tapFloats;
+    for (int64_t i = 0; i < p.phaseCount; ++i)
+      p.phases[i].weightBegin = p.phases[i].tapBegin * p.tapFloats;
     p.tileWeightFloats = p.tapsPerTile * p.tapFloats;
   }
   Regions r;

@@ -1,8 +1,10 @@
-// Driver of the bf16 weight gradient on AMX (stride 1 in every dim, no
-// groups). The reduction runs over flat positions p = (od * Hp + oh) * Wp +
-// ow of the padded x grid, so that every tap is one constant offset into
-// the padded x planes and a K step of 32 entries never needs a boundary
-// test: positions where oh or ow is past gradOutput's extent have dy = 0.
+// Driver of the bf16 weight gradient on AMX (no groups). x is staged split
+// by stride residue (blocked_bf16_kernels.h), so every tap reads one residue
+// volume at unit stride. The reduction runs over flat positions
+// p = (od * Hr + oh) * Wr + ow of a residue volume's grid, so that every tap
+// is one constant offset into the staged x and a K step of 32 entries never
+// needs a boundary test: positions where oh or ow is past gradOutput's
+// extent have dy = 0.
 // The K steps of the whole batch are cut into a shape-only number of chunks;
 // each chunk's partial sums are combined in chunk order, so results never
 // depend on the thread count.
@@ -61,8 +63,6 @@ uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
 
 bool planWeight(const ConvShape& s, WeightPlan* p) {
   if (s.operands == OperandValues::F32 || s.groups != 1) return false;
-  for (int d = 0; d < 3; ++d)
-    if (s.stride[d] != 1) return false;
   p->kind = s.operands == OperandValues::BF16 ? PairKind::Pairs : PairKind::HiLo;
   p->perPosition = p->kind == PairKind::Pairs ? 1 : 4;
   Checked c;
@@ -76,18 +76,25 @@ bool planWeight(const ConvShape& s, WeightPlan* p) {
   x.channels = s.inChannels;
   x.paddedChannels = c.mul(p->icBlocks, 16);
   x.entries = p->perPosition;
-  int64_t maxTap = 0;
+  int64_t residues = 1, maxShift[3];
   for (int d = 0; d < 3; ++d) {
+    if (s.stride[d] < 1) return false;
     x.source[d] = s.in[d];
-    x.size[d] = c.add(s.out[d], c.mul(s.kernel[d] - 1, s.dilation[d]));
+    x.step[d] = s.stride[d];
+    maxShift[d] = c.mul(s.kernel[d] - 1, s.dilation[d]) / s.stride[d];
+    x.size[d] = c.add(s.out[d], maxShift[d]);
     x.first[d] = -s.padBefore[d];
+    residues = c.mul(residues, s.stride[d]);
   }
+  // Residue volumes multiply the staged x by the strides' product only when
+  // the taps leave most of them unread; a few residues is the normal case.
+  if (residues > 64) return false;
   const int64_t planePositions = c.mul(x.size[1], x.size[2]);
   const int64_t volume = c.mul(x.size[0], planePositions);
-  x.channelEntries = c.mul(volume, x.entries);
-  maxTap = c.add(c.mul(c.mul(s.kernel[0] - 1, s.dilation[0]), planePositions),
-                 c.add(c.mul(c.mul(s.kernel[1] - 1, s.dilation[1]), x.size[2]),
-                       c.mul(s.kernel[2] - 1, s.dilation[2])));
+  x.residueEntries = c.mul(volume, x.entries);
+  x.channelEntries = c.mul(x.residueEntries, residues);
+  const int64_t maxTap =
+      c.add(c.mul(maxShift[0], planePositions), c.add(c.mul(maxShift[1], x.size[2]), maxShift[2]));
   Bf16PairRowLayout& dy = p->dy;
   dy.channels = s.outChannels;
   dy.blocks = p->ocBlocks;
@@ -190,7 +197,6 @@ void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, flo
   const int64_t chunkFloats = p.icBlocks * icBlockFloats;
   const int64_t xImageEntries = p.x.paddedChannels * p.x.channelEntries;
   const int64_t dyBlockWords = p.dy.rows * 16;
-  const int64_t planePositions = p.x.size[1] * p.x.size[2];
   parallelFor(p.chunks * p.icTiles * p.ocTiles, [&](int64_t begin, int64_t end) {
     Bf16WeightSegment segments[kBlockSteps];
     for (int64_t item = begin; item < end; ++item) {
@@ -231,9 +237,14 @@ void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, flo
         for (int64_t kd = 0; kd < s.kernel[0]; ++kd)
           for (int64_t kh = 0; kh < s.kernel[1]; ++kh)
             for (int64_t kw = 0; kw < s.kernel[2]; ++kw, ++tap) {
-              const int64_t offset = kd * s.dilation[0] * planePositions +
-                                     kh * s.dilation[1] * p.x.size[2] + kw * s.dilation[2];
-              job.xTapBytes = offset * p.perPosition * 2;
+              // The tap's residue volume and its shift inside it.
+              const int64_t k[3] = {kd * s.dilation[0], kh * s.dilation[1], kw * s.dilation[2]};
+              int64_t residue = 0, shift = 0;
+              for (int d = 0; d < 3; ++d) {
+                residue = residue * s.stride[d] + k[d] % s.stride[d];
+                shift = shift * p.x.size[d] + k[d] / s.stride[d];
+              }
+              job.xTapBytes = (residue * p.x.residueEntries + shift * p.perPosition) * 2;
               job.dw = base + tap * tapFloats;
               bf16_convbwdw_m16n16_amx(job);
             }

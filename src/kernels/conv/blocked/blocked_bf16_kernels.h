@@ -69,18 +69,23 @@ void bf16_convbwdw_m16n16_amx(const Bf16WeightJob& job);
 bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
                           const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged);
 
-// Staging for the weight gradient. x: for each (image, channel) a padded
-// plane volume of `planeEntries` positions (the first `channels` channels
-// of `channelBlocks * 16`; the rest zero), `entries` bf16 per position (1:
-// the value; 4 for HiLo: hi, lo, hi, lo). Item i of [begin, end) is the
-// staged (image, channel) pair i.
+// Staging for the weight gradient. x: for each (image, channel) and each
+// stride residue r (r[d] in [0, step[d]), row-major), a padded plane volume
+// of `size` positions holding source index q[d] * step[d] + r[d] + first[d]
+// (zero outside the source), so that every tap of a strided convolution
+// reads one residue volume at unit stride. Channels from `channels` to
+// `paddedChannels` are zero. `entries` bf16 per position (1: the value; 4
+// for HiLo: hi, lo, hi, lo). Item i of [begin, end) is the staged (image,
+// channel) pair i.
 struct Bf16PlaneLayout {
   int64_t channels = 0, paddedChannels = 0;
   int64_t source[3] = {1, 1, 1};  // dense extents
-  int64_t size[3] = {1, 1, 1};    // padded extents
-  int64_t first[3] = {0, 0, 0};   // source index of padded position 0
+  int64_t size[3] = {1, 1, 1};    // residue volume extents
+  int64_t step[3] = {1, 1, 1};    // the convolution's strides
+  int64_t first[3] = {0, 0, 0};   // source index of position 0 of residue 0
   int64_t entries = 1;            // bf16 per position
-  int64_t channelEntries = 0;     // bf16 per channel (size volume * entries)
+  int64_t residueEntries = 0;     // bf16 per residue volume
+  int64_t channelEntries = 0;     // bf16 per channel (every residue)
 };
 bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
                             int64_t begin, int64_t end, uint16_t* staged);
