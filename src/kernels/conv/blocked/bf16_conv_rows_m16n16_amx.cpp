@@ -17,22 +17,38 @@ namespace kernels {
 namespace blocked {
 namespace {
 
-// Copies the first `rows` rows of a 16 x 16 tile image to out.
-void copyRows(const float* tile, float* out, int64_t stride, int rows) {
-  for (int r = 0; r < rows; ++r) std::memcpy(out + r * stride, tile + r * 16, 64);
+// Copies `rows` rows of 16 floats between a tile image and out.
+void copyRows(const float* from, int64_t fromStride, float* to, int64_t toStride, int rows) {
+  for (int r = 0; r < rows; ++r) std::memcpy(to + r * toStride, from + r * fromStride, 64);
 }
 
-// Stores tile T (16 x 16 fp32) to `rows` rows of out at `stride` floats. A
-// macro: the tile intrinsics take the register number as a literal.
+// Stores tile T (16 x 16 fp32) to `rows` rows of out at `stride` floats; a
+// short tile goes through a tile image so that no row past `rows` is
+// touched. Macros: the tile intrinsics take the register number as a
+// literal.
 #define ACLCPU_STORE_TILE(T, out, stride, rows)                               \
   do {                                                                        \
     if ((rows) == 16) {                                                       \
       _tile_stored(T, (out), (stride) * static_cast<int64_t>(sizeof(float))); \
     } else {                                                                  \
-      alignas(64) float tail[16 * 16];                                        \
-      _tile_stored(T, tail, 64);                                              \
-      copyRows(tail, (out), (stride), (rows));                                \
+      alignas(64) float image[16 * 16];                                       \
+      _tile_stored(T, image, 64);                                             \
+      copyRows(image, 16, (out), (stride), (rows));                           \
     }                                                                         \
+  } while (0)
+
+// Starts tile T at zero, or (accumulating) at what `rows` rows of out hold.
+#define ACLCPU_START_TILE(T, accumulate, out, stride, rows)                  \
+  do {                                                                       \
+    if (!(accumulate)) {                                                     \
+      _tile_zero(T);                                                         \
+    } else if ((rows) == 16) {                                               \
+      _tile_loadd(T, (out), (stride) * static_cast<int64_t>(sizeof(float))); \
+    } else {                                                                 \
+      alignas(64) float image[16 * 16] = {};                                 \
+      copyRows((out), (stride), image, 16, (rows));                          \
+      _tile_loadd(T, image, 64);                                             \
+    }                                                                        \
   } while (0)
 
 // MT position tiles x NB channel blocks; accumulators in tiles 0..3,
@@ -45,10 +61,25 @@ void runTiles(const Bf16RowJob& j, int64_t t0, int lastRows) {
   const int64_t tileStep =
       16 * static_cast<int64_t>(j.inStep) * 16;  // words between position tiles
   const uint32_t* in = j.in + t0 * j.inStep * 16;
-  _tile_zero(0);
-  if constexpr (MT * NB > 1) _tile_zero(1);
-  if constexpr (MT * NB > 2) _tile_zero(2);
-  if constexpr (MT * NB > 3) _tile_zero(3);
+  float* out = j.out + t0 * j.outColStep;
+  const int64_t mStep = 16 * j.outColStep;
+  auto rowsOf = [&](int m) { return m == MT - 1 ? lastRows : 16; };
+  // Accumulator tile of (position tile m, block b): NB == 2: 2m + b; else m.
+  const bool acc = j.accumulate;
+  const int64_t cs = j.outColStep, bs = j.outBlockStride;
+  if constexpr (NB == 2) {
+    ACLCPU_START_TILE(0, acc, out, cs, rowsOf(0));
+    ACLCPU_START_TILE(1, acc, out + bs, cs, rowsOf(0));
+    if constexpr (MT == 2) {
+      ACLCPU_START_TILE(2, acc, out + mStep, cs, rowsOf(1));
+      ACLCPU_START_TILE(3, acc, out + mStep + bs, cs, rowsOf(1));
+    }
+  } else {
+    ACLCPU_START_TILE(0, acc, out, cs, rowsOf(0));
+    if constexpr (MT > 1) ACLCPU_START_TILE(1, acc, out + mStep, cs, rowsOf(1));
+    if constexpr (MT > 2) ACLCPU_START_TILE(2, acc, out + 2 * mStep, cs, rowsOf(2));
+    if constexpr (MT > 3) ACLCPU_START_TILE(3, acc, out + 3 * mStep, cs, rowsOf(3));
+  }
   for (int64_t k = 0; k < j.tapCount; ++k) {
     const uint32_t* a = in + j.taps[k];
     const uint32_t* b = j.weights + k * j.tapStride;
@@ -80,9 +111,6 @@ void runTiles(const Bf16RowJob& j, int64_t t0, int lastRows) {
       }
     }
   }
-  float* out = j.out + t0 * j.outColStep;
-  const int64_t mStep = 16 * j.outColStep;
-  auto rowsOf = [&](int m) { return m == MT - 1 ? lastRows : 16; };
   if constexpr (NB == 2) {
     ACLCPU_STORE_TILE(0, out, j.outColStep, rowsOf(0));
     ACLCPU_STORE_TILE(1, out + j.outBlockStride, j.outColStep, rowsOf(0));

@@ -59,17 +59,6 @@ bool planWords(const ConvShape& s, RowPassKind pass, WordPlan* wp, TapTable* tab
   }
   RowPassPlan& p = wp->rows;
   if (!planRowPass(wp->words, pass, &p, table)) return false;
-  // Tiles of one output block: the kernel then runs 64 positions x 16
-  // channels per weight tile load, so big weight sets stream from L2 at a
-  // quarter of the bytes per tile product of 2 x 2 blocking.
-  if (p.blocks.pairs) {
-    p.blocks.pairs = false;
-    p.blocks.tiles = p.blocks.outBlocks;
-    p.tapFloats = kLanes * kLanes;
-    for (int64_t i = 0; i < p.phaseCount; ++i)
-      p.phases[i].weightBegin = p.phases[i].tapBegin * p.tapFloats;
-    p.tileWeightFloats = p.tapsPerTile * p.tapFloats;
-  }
   Regions r;
   wp->inOffset = r.take(p.in.floats + kSlackWords, sizeof(uint32_t));
   wp->outOffset = r.take(p.out.floats, sizeof(float));
@@ -128,21 +117,30 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
         const int64_t tap = table.weightTap[i];
         const int64_t word0 = (firstReduction(p.blocks, ob0) + table.redIndex[i]) * kLanes;
         uint32_t* block = dst + i * p.tapFloats;
-        for (int b = 0; b < nb; ++b)
-          for (int64_t k = 0; k < kLanes; ++k)
-            for (int64_t o = 0; o < kLanes; ++o) {
-              const int64_t oc = (ob0 + b) * kLanes + o, word = word0 + k;
-              uint32_t& out = block[b * kLanes * kLanes + k * kLanes + o];
-              if (wp.kind == PairKind::Pairs) {
-                const float even = element(oc, 2 * word, tap), odd = element(oc, 2 * word + 1, tap);
-                seen = seen || bf16Unsafe(even) || bf16Unsafe(odd);
-                out = pairWord(even, odd);
-              } else {
-                const float v = element(oc, word / 2, tap);
-                seen = seen || bf16Unsafe(v);
-                out = word % 2 == 0 ? hiLoWord(v) : loHiWord(v);
-              }
-            }
+        auto cell = [&](int b, int64_t k, int64_t o) {
+          const int64_t oc = (ob0 + b) * kLanes + o, word = word0 + k;
+          uint32_t& out = block[b * kLanes * kLanes + k * kLanes + o];
+          if (wp.kind == PairKind::Pairs) {
+            const float even = element(oc, 2 * word, tap), odd = element(oc, 2 * word + 1, tap);
+            seen = seen || bf16Unsafe(even) || bf16Unsafe(odd);
+            out = pairWord(even, odd);
+          } else {
+            const float v = element(oc, word / 2, tap);
+            seen = seen || bf16Unsafe(v);
+            out = word % 2 == 0 ? hiLoWord(v) : loHiWord(v);
+          }
+        };
+        // The inner loop walks w's rows (the reduction channel of the
+        // forward pass, the output channel of the data pass): near reads.
+        for (int b = 0; b < nb; ++b) {
+          if (data) {
+            for (int64_t k = 0; k < kLanes; ++k)
+              for (int64_t o = 0; o < kLanes; ++o) cell(b, k, o);
+          } else {
+            for (int64_t o = 0; o < kLanes; ++o)
+              for (int64_t k = 0; k < kLanes; ++k) cell(b, k, o);
+          }
+        }
       }
     }
     if (seen) unsafe.store(true, std::memory_order_relaxed);
@@ -195,9 +193,6 @@ void runWordPass(RowPassKind kind, const ConvShape& s, const float* input, const
         const RowItem r = rowItemAt(p, images, item);
         Bf16RowJob job;
         job.in = in + r.in;
-        job.taps = table.offsets + r.tapBegin;
-        job.tapCount = r.tapCount;
-        job.weights = packed + r.weights;
         job.tapStride = p.tapFloats;
         job.out = out + r.out;
         job.outColStep = r.outColStep;
@@ -205,7 +200,18 @@ void runWordPass(RowPassKind kind, const ConvShape& s, const float* input, const
         job.count = r.count;
         job.nb = r.nb;
         job.inStep = static_cast<int>(p.inStep);
-        bf16_conv_rows_m16n16_amx(job);
+        // One call per reduction block (the tap table is ordered by block):
+        // its weights and input rows fit L1 together, and the accumulators
+        // go through the staged output between calls, in the same order of
+        // sums as one long call.
+        const int64_t perBlock = r.tapCount / p.blocks.redPerGroup;
+        for (int64_t block = 0; block < p.blocks.redPerGroup; ++block) {
+          job.taps = table.offsets + r.tapBegin + block * perBlock;
+          job.tapCount = perBlock;
+          job.weights = packed + r.weights + block * perBlock * p.tapFloats;
+          job.accumulate = block > 0;
+          bf16_conv_rows_m16n16_amx(job);
+        }
       }
     });
     unstage(kAvx512Kernels, out, p.out, image0, images, output);

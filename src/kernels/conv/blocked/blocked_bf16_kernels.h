@@ -18,9 +18,9 @@ namespace blocked {
 //   out[t][b * 16 + o] = sum over taps k, in order, of the tile dot product
 //     of words in[taps[k] + t * inStep * 16 + u] (u = 0..15) with
 //     weights[k * tapStride + b * 256 + u * 16 + o]
-// stored (not accumulated) at out + t * outColStep + b * outBlockStride.
-// Reads up to 15 * inStep positions past the last one; their results are
-// dropped.
+// stored at out + t * outColStep + b * outBlockStride; with `accumulate`
+// added to what is there first. Reads up to 15 * inStep positions past the
+// last one; their results are dropped.
 struct Bf16RowJob {
   const uint32_t* in = nullptr;
   const int64_t* taps = nullptr;
@@ -33,6 +33,7 @@ struct Bf16RowJob {
   int64_t count = 0;  // positions
   int nb = 1;         // output blocks: 1 or 2
   int inStep = 1;     // 1 or 2
+  bool accumulate = false;
 };
 void bf16_conv_rows_m16n16_amx(const Bf16RowJob& job);
 
