@@ -15,10 +15,11 @@ namespace blocked {
 // How reduction channels become words.
 //   Pairs: the operands are bf16 values; word u holds channels 2u and 2u + 1.
 //   HiLo:  the operands have at most 12 significant bits (fp16, HF32) and
-//          are split exactly as hi + lo, each a bf16 value. Channel c takes
-//          words 2c and 2c + 1; the activation side stores (hi, lo) in both,
-//          the weight side (hi, lo) then (lo, hi), so that the two words'
-//          dot products add up all four partial products of a * b.
+//          are split exactly as hi + lo, each a bf16 value. In the row passes
+//          channel c is one activation word (hi, lo) met by two weight words,
+//          (hi, lo) and then (lo, hi), so that the two dot products add up
+//          all four partial products of a * b; the weight gradient gives each
+//          position four entries (blocked_bf16_kernels.h).
 enum class PairKind : uint8_t { Pairs, HiLo };
 
 static inline uint32_t bitsOf(float v) {

@@ -46,10 +46,52 @@ __m512i hiLoWords(__m512i v) {
 
 // The dense channel of word u's first element.
 int64_t firstChannel(PairKind kind, int64_t word) {
-  return kind == PairKind::Pairs ? 2 * word : word / 2;
+  return kind == PairKind::Pairs ? 2 * word : word;
 }
 
 }  // namespace
+
+bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64_t channelStride,
+                                int channels, PairKind kind, uint32_t* dst, uint32_t* second) {
+  const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const int step = static_cast<int>(channelStride);
+  __mmask16 unsafe = 0;
+  __m512 v[16], u[16];
+  const bool hiLo = kind == PairKind::HiLo;
+  // Pairs: lane k gathers channels 2k (even) and 2k + 1 (odd); HiLo: channel k.
+  const __m512i even = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(hiLo ? step : 2 * step));
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(step));
+  const __mmask16 evenMask = firstLanes(hiLo ? channels : (channels + 1) / 2);
+  const __mmask16 oddMask = firstLanes(channels / 2);
+  for (int o = 0; o < 16; ++o) {
+    if (o >= outLanes) {
+      v[o] = u[o] = _mm512_setzero_ps();
+      continue;
+    }
+    const __m512i a = _mm512_castps_si512(
+        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), evenMask, even, rows[o], 4));
+    unsafe |= unsafeLanes(a);
+    if (hiLo) {
+      const __m512i h = _mm512_and_si512(a, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
+      const __m512i l =
+          _mm512_castps_si512(_mm512_sub_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(h)));
+      v[o] = _mm512_castsi512_ps(pairWords(h, l));
+      u[o] = _mm512_castsi512_ps(pairWords(l, h));
+      continue;
+    }
+    const __m512i b = _mm512_castps_si512(
+        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), oddMask, odd, rows[o], 4));
+    unsafe |= unsafeLanes(b);
+    v[o] = _mm512_castsi512_ps(pairWords(a, b));
+  }
+  simd::transpose16x16(v);
+  for (int k = 0; k < 16; ++k) _mm512_storeu_ps(reinterpret_cast<float*>(dst) + k * 16, v[k]);
+  if (hiLo) {
+    simd::transpose16x16(u);
+    for (int k = 0; k < 16; ++k) _mm512_storeu_ps(reinterpret_cast<float*>(second) + k * 16, u[k]);
+  }
+  return unsafe == 0;
+}
 
 bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
                           const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
@@ -102,10 +144,6 @@ bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind ki
 #pragma GCC unroll 16
       for (int k = 0; k < 16; ++k) {
         if (kind == PairKind::HiLo) {
-          if (k % 2 == 1) {
-            v[k] = v[k - 1];
-            continue;
-          }
           const __m512i a = load(channel[k][0]);
           unsafe |= unsafeLanes(a);
           v[k] = _mm512_castsi512_ps(hiLoWords(a));

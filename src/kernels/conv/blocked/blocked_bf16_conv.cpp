@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 #include "common/checked_math.h"
@@ -47,18 +48,45 @@ struct Regions {
   }
 };
 
+// HiLo: every tap entry becomes two with the same input offset, for the
+// weights' (hi, lo) and (lo, hi) words. The table (when given) holds room
+// for the doubled count and is expanded in place from its end.
+void doubleTaps(RowPassPlan* p, TapTable* table) {
+  const int64_t n = p->tapsPerTile;
+  if (table) {
+    for (int64_t i = n - 1; i >= 0; --i) {
+      for (int64_t j : {2 * i + 1, 2 * i}) {
+        table->offsets[j] = table->offsets[i];
+        table->redIndex[j] = table->redIndex[i];
+        table->weightTap[j] = table->weightTap[i];
+      }
+    }
+  }
+  p->tapsPerTile = 2 * n;
+  for (int64_t i = 0; i < p->phaseCount; ++i) {
+    Phase& ph = p->phases[i];
+    ph.tapBegin *= 2;
+    ph.tapCount *= 2;
+    ph.weightBegin = ph.tapBegin * p->tapFloats;
+  }
+  p->tileWeightFloats = p->tapsPerTile * p->tapFloats;
+}
+
 bool planWords(const ConvShape& s, RowPassKind pass, WordPlan* wp, TapTable* table = nullptr) {
   if (s.operands == OperandValues::F32 || s.groups != 1) return false;
+  // The weight packer gathers 32 reduction channels with int32 offsets.
+  const int64_t taps = s.kernel[0] * s.kernel[1] * s.kernel[2];
+  int64_t span = 0;
+  if (!checkedMul(s.inChannels, taps, &span) || !checkedMul(span, int64_t{33}, &span) ||
+      span > INT32_MAX)
+    return false;
   wp->kind = s.operands == OperandValues::BF16 ? PairKind::Pairs : PairKind::HiLo;
   wp->words = s;
   int64_t& reduction = pass == RowPassKind::Forward ? wp->words.inChannels : wp->words.outChannels;
-  if (wp->kind == PairKind::Pairs) {
-    reduction = reduction / 2 + reduction % 2;
-  } else if (!checkedMul(reduction, int64_t{2}, &reduction)) {
-    return false;
-  }
+  if (wp->kind == PairKind::Pairs) reduction = reduction / 2 + reduction % 2;
   RowPassPlan& p = wp->rows;
   if (!planRowPass(wp->words, pass, &p, table)) return false;
+  if (wp->kind == PairKind::HiLo) doubleTaps(&p, table);
   Regions r;
   wp->inOffset = r.take(p.in.floats + kSlackWords, sizeof(uint32_t));
   wp->outOffset = r.take(p.out.floats, sizeof(float));
@@ -91,8 +119,8 @@ uint64_t scratchBytes(const ConvShape& s, RowPassKind kind) {
   return std::max(wp.bytes, fallbackFor(kind, s).scratchBytes(f));
 }
 
-// Packs the weights of every tile as words, [tap entry][block][word][16];
-// false when one is bf16Unsafe.
+// Packs the weights of every tile as words, [tap entry][block][word][16],
+// one (tile, entry) per work unit; false when a value is bf16Unsafe.
 bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, const float* w,
                uint32_t* packed) {
   const RowPassPlan& p = wp.rows;
@@ -100,47 +128,40 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
   const int64_t taps = s.kernel[0] * s.kernel[1] * s.kernel[2];
   const int64_t outChannels = data ? s.inChannels : s.outChannels;
   const int64_t redChannels = data ? s.outChannels : s.inChannels;
-  // w [O, C, taps] (ungrouped): the element of (pass output o, reduction c).
-  auto element = [&](int64_t o, int64_t c, int64_t tap) {
-    if (o >= outChannels || c >= redChannels) return 0.0f;
-    return data ? w[(c * s.inChannels + o) * taps + tap] : w[(o * s.inChannels + c) * taps + tap];
-  };
+  const bool hiLo = wp.kind == PairKind::HiLo;
+  const int64_t perBlock = hiLo ? kLanes : 2 * kLanes;  // reduction channels per block
+  // w [O, C, taps] (ungrouped): from (pass output o, reduction c), the step
+  // to the next reduction channel.
+  const int64_t channelStride = data ? s.inChannels * taps : taps;
+  // hi/lo entries come in pairs: the first packs both.
+  const int64_t entryStep = hiLo ? 2 : 1;
+  const int64_t units = p.blocks.tiles * (p.tapsPerTile / entryStep);
   std::atomic<bool> unsafe{false};
-  parallelFor(p.blocks.tiles, [&](int64_t begin, int64_t end) {
+  parallelFor(units, [&](int64_t begin, int64_t end) {
     bool seen = false;
-    for (int64_t tile = begin; tile < end; ++tile) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t tile = unit / (p.tapsPerTile / entryStep);
+      const int64_t i = unit % (p.tapsPerTile / entryStep) * entryStep;
       int64_t ob0 = 0;
       int nb = 1;
       tileBlocks(p.blocks, tile, &ob0, &nb);
-      uint32_t* dst = packed + tile * p.tileWeightFloats;
-      for (int64_t i = 0; i < p.tapsPerTile; ++i) {
-        const int64_t tap = table.weightTap[i];
-        const int64_t word0 = (firstReduction(p.blocks, ob0) + table.redIndex[i]) * kLanes;
-        uint32_t* block = dst + i * p.tapFloats;
-        auto cell = [&](int b, int64_t k, int64_t o) {
-          const int64_t oc = (ob0 + b) * kLanes + o, word = word0 + k;
-          uint32_t& out = block[b * kLanes * kLanes + k * kLanes + o];
-          if (wp.kind == PairKind::Pairs) {
-            const float even = element(oc, 2 * word, tap), odd = element(oc, 2 * word + 1, tap);
-            seen = seen || bf16Unsafe(even) || bf16Unsafe(odd);
-            out = pairWord(even, odd);
-          } else {
-            const float v = element(oc, word / 2, tap);
-            seen = seen || bf16Unsafe(v);
-            out = word % 2 == 0 ? hiLoWord(v) : loHiWord(v);
-          }
-        };
-        // The inner loop walks w's rows (the reduction channel of the
-        // forward pass, the output channel of the data pass): near reads.
-        for (int b = 0; b < nb; ++b) {
-          if (data) {
-            for (int64_t k = 0; k < kLanes; ++k)
-              for (int64_t o = 0; o < kLanes; ++o) cell(b, k, o);
-          } else {
-            for (int64_t o = 0; o < kLanes; ++o)
-              for (int64_t k = 0; k < kLanes; ++k) cell(b, k, o);
-          }
+      const int64_t tap = table.weightTap[i];
+      const int64_t c0 = (firstReduction(p.blocks, ob0) + table.redIndex[i]) * perBlock;
+      uint32_t* block = packed + tile * p.tileWeightFloats + i * p.tapFloats;
+      for (int b = 0; b < nb; ++b) {
+        const int64_t o0 = (ob0 + b) * kLanes;
+        const int outLanes = static_cast<int>(std::clamp<int64_t>(outChannels - o0, 0, kLanes));
+        const int channels = static_cast<int>(std::clamp<int64_t>(redChannels - c0, 0, perBlock));
+        const float* rows[16] = {};
+        for (int o = 0; o < outLanes; ++o) {
+          const int64_t oc = o0 + o;
+          rows[o] = data ? w + (c0 * s.inChannels + oc) * taps + tap
+                         : w + (oc * s.inChannels + c0) * taps + tap;
         }
+        uint32_t* first = block + b * kLanes * kLanes;
+        if (!packBf16WeightBlock_avx512(rows, outLanes, channelStride, channels, wp.kind, first,
+                                        first + p.tapFloats))
+          seen = true;
       }
     }
     if (seen) unsafe.store(true, std::memory_order_relaxed);

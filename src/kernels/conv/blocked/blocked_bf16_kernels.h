@@ -64,6 +64,16 @@ struct Bf16WeightJob {
 };
 void bf16_convbwdw_m16n16_amx(const Bf16WeightJob& job);
 
+// Packs one weight block of a row pass: for output lanes o < outLanes,
+// rows[o] points at the weight of reduction channel 0 of the block, and
+// channel j's weight is rows[o][j * channelStride] for j < channels (the
+// rest, and lanes o >= outLanes, are zero). Pairs: dst[k * 16 + o] =
+// pairWord(ch 2k, ch 2k + 1); HiLo: dst[k * 16 + o] = hiLoWord(ch k) and
+// second[k * 16 + o] = loHiWord(ch k). False when a value is bf16Unsafe.
+// channelStride * 32 must fit int32.
+bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64_t channelStride,
+                                int channels, PairKind kind, uint32_t* dst, uint32_t* second);
+
 // Stages rows [begin, end) of `l`, whose channels are words, from the
 // dense fp32 [N, denseChannels, D, H, W] tensor. False when a value is
 // bf16Unsafe (the words are then still written).
