@@ -566,6 +566,47 @@ TEST_P(ConvAlgorithmEntry, MatchesReferenceOnEdgeShapes) {
               total);
 }
 
+// A bias added in an algorithm's store step (runWithBias) gives the bits
+// of the algorithm's result plus the bias added afterwards; entries without
+// a store step get the pass that runConvAlgorithm adds.
+TEST_P(ConvAlgorithmEntry, BiasInTheStoreStepEqualsBiasAddedAfter) {
+  const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
+  if (algorithm.pass == ConvPass::BackwardWeight) GTEST_SKIP() << "no bias in a weight gradient";
+  if (algorithm.minimumIsa > detectedIsa()) {
+    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
+                 << ", this CPU has " << isaName(detectedIsa());
+  }
+  Restore restore;
+  setComputeThreadCount(2);
+  ShapeGenerator shapes(0xb1a50000u + static_cast<uint32_t>(GetParam()));
+  int accepted = 0;
+  for (int attempt = 0; attempt < kMaxAttempts && accepted < 25; ++attempt) {
+    const ConvShape s = shapes.next(kMaxTerms / 4);
+    if (!algorithm.accepts(s)) continue;
+    ++accepted;
+    const PassOperands op = makeOperands(algorithm.pass, s, shapes.rng());
+    const int64_t channels = algorithm.pass == ConvPass::Forward ? s.outChannels : s.inChannels;
+    const int64_t spatial = algorithm.pass == ConvPass::Forward ? volume(s.out) : volume(s.in);
+    const std::vector<float> bias = randomValues(channels, shapes.rng());
+    Scratch scratch(algorithm.scratchBytes(s));
+    std::vector<float> plain = poisoned(op.outputCount), withBias = poisoned(op.outputCount);
+    algorithm.run(s, op.a.data(), op.b.data(), plain.data(), scratch.get());
+    runConvAlgorithm(algorithm, s, op.a.data(), op.b.data(), bias.data(), withBias.data(),
+                     scratch.get());
+    ASSERT_TRUE(scratch.guardsIntact()) << algorithm.name;
+    for (int64_t i = 0; i < op.outputCount; ++i) {
+      const float expected = plain[i] + bias[i / spatial % channels];
+      ASSERT_EQ(std::memcmp(&expected, &withBias[i], sizeof(float)), 0)
+          << entryLabel(algorithm.name, s) << ": element " << i << " ("
+          << coordinates(algorithm.pass, s, i) << ") got " << withBias[i] << ", expected "
+          << expected << (algorithm.runWithBias ? " (store step)" : " (pass after)");
+    }
+  }
+  EXPECT_GT(accepted, 0) << algorithm.name;
+  std::printf("[ bias     ] %-36s %2d shapes, %s\n", algorithm.name, accepted,
+              algorithm.runWithBias ? "added in its store step" : "added by a pass after it");
+}
+
 std::string entryName(const ::testing::TestParamInfo<int>& info) {
   std::string name = convAlgorithmAt(info.param).name;
   for (char& c : name)
@@ -676,9 +717,18 @@ struct PublicPass {
   void (*run)(const ConvShape&, const float*, const float*, float*, void*);
 };
 
+void forwardNoBias(const ConvShape& s, const float* x, const float* w, float* y, void* scratch) {
+  convForward(s, x, w, y, scratch);
+}
+void backwardDataNoBias(const ConvShape& s, const float* dy, const float* w, float* dx,
+                        void* scratch) {
+  convBackwardData(s, dy, w, dx, scratch);
+}
+
 const PublicPass kPublicPasses[] = {
-    {ConvPass::Forward, forwardScratchBytes, forwardAlgorithmName, convForward},
-    {ConvPass::BackwardData, backwardDataScratchBytes, backwardDataAlgorithmName, convBackwardData},
+    {ConvPass::Forward, forwardScratchBytes, forwardAlgorithmName, forwardNoBias},
+    {ConvPass::BackwardData, backwardDataScratchBytes, backwardDataAlgorithmName,
+     backwardDataNoBias},
     {ConvPass::BackwardWeight, backwardWeightScratchBytes, backwardWeightAlgorithmName,
      convBackwardWeight},
 };

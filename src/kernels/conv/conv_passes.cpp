@@ -82,16 +82,31 @@ const char* nameFor(ConvPass pass, const ConvShape& s) {
   return selectConvAlgorithm(pass, s, activeIsa()).name;
 }
 
+// Every output of an empty reduction: 0, or its channel's bias.
+void fillBias(ConvPass pass, const ConvShape& s, const float* bias, float* out) {
+  const bool data = pass == ConvPass::BackwardData;
+  const int64_t channels = data ? s.inChannels : s.outChannels;
+  const int64_t* extent = data ? s.in : s.out;
+  const int64_t spatial = extent[0] * extent[1] * extent[2];
+  parallelFor(s.batch * channels, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row)
+      std::fill(out + row * spatial, out + (row + 1) * spatial, bias[row % channels]);
+  });
+}
+
 void runPass(ConvPass pass, const ConvShape& s, const float* a, const float* b, float* out,
-             void* scratch) {
+             void* scratch, const float* bias = nullptr) {
   switch (workOf(pass, s)) {
     case Work::Nothing:
       return;
     case Work::Zero:
-      zeroFloats(out, outputCount(pass, s));
+      if (bias)
+        fillBias(pass, s, bias, out);
+      else
+        zeroFloats(out, outputCount(pass, s));
       return;
     case Work::Compute:
-      selectConvAlgorithm(pass, s, activeIsa()).run(s, a, b, out, scratch);
+      runConvAlgorithm(selectConvAlgorithm(pass, s, activeIsa()), s, a, b, bias, out, scratch);
       return;
   }
 }
@@ -118,12 +133,13 @@ const char* backwardWeightAlgorithmName(const ConvShape& shape) {
   return nameFor(ConvPass::BackwardWeight, shape);
 }
 
-void convForward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch) {
-  runPass(ConvPass::Forward, shape, x, w, y, scratch);
+void convForward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
+                 const float* bias) {
+  runPass(ConvPass::Forward, shape, x, w, y, scratch, bias);
 }
 void convBackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
-                      void* scratch) {
-  runPass(ConvPass::BackwardData, shape, dy, w, dx, scratch);
+                      void* scratch, const float* bias) {
+  runPass(ConvPass::BackwardData, shape, dy, w, dx, scratch, bias);
 }
 void convBackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                         void* scratch) {

@@ -30,13 +30,16 @@ const char* forwardAlgorithmName(const ConvShape& shape);
 const char* backwardDataAlgorithmName(const ConvShape& shape);
 const char* backwardWeightAlgorithmName(const ConvShape& shape);
 
-// y = conv(x, w)   (used for the gradInput of a transposed convolution)
-void convForward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch);
+// y = conv(x, w) (+ bias[c] on channel c when `bias` is not null, added in
+// fp32 as each result is stored: the forward operators' bias before their
+// one rounding).
+void convForward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
+                 const float* bias = nullptr);
 
 // dx = conv_transpose(dy, w), cropped to x's extent; positions no window
-// touches get 0.
+// touches get 0 (+ bias as above: a transposed forward convolution).
 void convBackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
-                      void* scratch);
+                      void* scratch, const float* bias = nullptr);
 
 // dw[co, ci, k] = sum over n, o of x[n, g*Cin/G + ci, o*stride - pad + k*dil] * dy[n, co, o]
 void convBackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,

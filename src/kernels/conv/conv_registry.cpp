@@ -1,5 +1,7 @@
 #include "kernels/conv/conv_registry.h"
 
+#include "common/thread_pool.h"
+
 #include "kernels/conv/blocked/blocked_bf16_conv.h"
 #include "kernels/conv/blocked/blocked_conv.h"
 #include "kernels/conv/conv_geometry.h"
@@ -53,6 +55,31 @@ void blockedBackwardDataRun(const ConvShape& s, const float* dy, const float* w,
   blocked::backwardData(isa, s, dy, w, dx, scratch);
 }
 template <Isa isa>
+void blockedForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                        float* y, void* scratch) {
+  blocked::forward(isa, s, x, w, y, scratch, bias);
+}
+template <Isa isa>
+void blockedBackwardDataBias(const ConvShape& s, const float* dy, const float* w, const float* bias,
+                             float* dx, void* scratch) {
+  blocked::backwardData(isa, s, dy, w, dx, scratch, bias);
+}
+void bf16ForwardRun(const ConvShape& s, const float* x, const float* w, float* y, void* scratch) {
+  blocked::bf16Forward(s, x, w, y, scratch);
+}
+void bf16BackwardDataRun(const ConvShape& s, const float* dy, const float* w, float* dx,
+                         void* scratch) {
+  blocked::bf16BackwardData(s, dy, w, dx, scratch);
+}
+void bf16ForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                     float* y, void* scratch) {
+  blocked::bf16Forward(s, x, w, y, scratch, bias);
+}
+void bf16BackwardDataBias(const ConvShape& s, const float* dy, const float* w, const float* bias,
+                          float* dx, void* scratch) {
+  blocked::bf16BackwardData(s, dy, w, dx, scratch, bias);
+}
+template <Isa isa>
 void blockedBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
                               void* scratch) {
   blocked::backwardWeight(isa, s, x, dy, dw, scratch);
@@ -80,33 +107,41 @@ constexpr ConvPass kW = ConvPass::BackwardWeight;
 // clang-format off
 const ConvAlgorithm kAlgorithms[] = {
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
-   blocked::bf16ForwardScratchBytes, blocked::bf16Forward},
+   blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias},
   {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
-   blocked::bf16ForwardScratchBytes, blocked::bf16Forward},
+   blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias},
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
-   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>},
+   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
+   blockedForwardBias<Isa::Avx512>},
   {"f32_conv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Dense>,
-   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>},
+   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
+   blockedForwardBias<Isa::Avx512>},
   {"f32_dwconv_fwd_direct_nc16_avx2", kF, Isa::Avx2, blockedForward<Channels::Depthwise>,
-   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx2>},
+   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx2>,
+   blockedForwardBias<Isa::Avx2>},
   {"f32_conv_fwd_direct_nc16_avx2", kF, Isa::Avx2, blockedForward<Channels::Dense>,
-   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx2>},
+   blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx2>,
+   blockedForwardBias<Isa::Avx2>},
   {"f32_conv_fwd_small_group_direct", kF, Isa::Scalar, smallGroups, noScratch, smallGroupForward},
   {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::scratchBytes,
    im2col_gemm::forward},
 
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
-   blocked::bf16BackwardDataScratchBytes, blocked::bf16BackwardData},
+   blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias},
   {"bf16x2_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<false>,
-   blocked::bf16BackwardDataScratchBytes, blocked::bf16BackwardData},
+   blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias},
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
-   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>},
+   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
+   blockedBackwardDataBias<Isa::Avx512>},
   {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,
-   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>},
+   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
+   blockedBackwardDataBias<Isa::Avx512>},
   {"f32_dwconv_bwdd_direct_nc16_avx2", kD, Isa::Avx2, blockedBackwardData<Channels::Depthwise>,
-   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx2>},
+   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx2>,
+   blockedBackwardDataBias<Isa::Avx2>},
   {"f32_conv_bwdd_direct_nc16_avx2", kD, Isa::Avx2, blockedBackwardData<Channels::Dense>,
-   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx2>},
+   blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx2>,
+   blockedBackwardDataBias<Isa::Avx2>},
   {"f32_conv_bwdd_small_group_direct", kD, Isa::Scalar, smallGroups, noScratch,
    smallGroupBackwardData},
   {"f32_conv_bwdd_col2im_gemm", kD, Isa::Scalar, always, im2col_gemm::scratchBytes,
@@ -144,6 +179,27 @@ const ConvAlgorithm& selectConvAlgorithm(ConvPass pass, const ConvShape& shape, 
     fallback = &a;
   }
   return *fallback;  // the last entry of each pass accepts everything
+}
+
+void runConvAlgorithm(const ConvAlgorithm& algorithm, const ConvShape& s, const float* a,
+                      const float* b, const float* bias, float* out, void* scratch) {
+  if (bias && algorithm.runWithBias) {
+    algorithm.runWithBias(s, a, b, bias, out, scratch);
+    return;
+  }
+  algorithm.run(s, a, b, out, scratch);
+  if (!bias) return;
+  const bool data = algorithm.pass == ConvPass::BackwardData;
+  const int64_t channels = data ? s.inChannels : s.outChannels;
+  const int64_t* extent = data ? s.in : s.out;
+  const int64_t spatial = extent[0] * extent[1] * extent[2];
+  parallelFor(s.batch * channels, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const float value = bias[row % channels];
+      float* values = out + row * spatial;
+      for (int64_t i = 0; i < spatial; ++i) values[i] += value;
+    }
+  });
 }
 
 int convAlgorithmCount() { return kCount; }

@@ -22,7 +22,18 @@ struct ConvAlgorithm {
   uint64_t (*scratchBytes)(const ConvShape& shape);
   // Forward: (x, w) -> y; BackwardData: (dy, w) -> dx; BackwardWeight: (x, dy) -> dw.
   void (*run)(const ConvShape& shape, const float* a, const float* b, float* out, void* scratch);
+  // The same, adding bias[c] to every output of channel c as it is stored
+  // (forward and backward data only); null when the algorithm has no such
+  // store step.
+  void (*runWithBias)(const ConvShape& shape, const float* a, const float* b, const float* bias,
+                      float* out, void* scratch) = nullptr;
 };
+
+// Runs `algorithm`, then (bias not null) makes out[n, c, ...] += bias[c]:
+// in its store step where it has one, else as a pass over the output. The
+// two give the same bits.
+void runConvAlgorithm(const ConvAlgorithm& algorithm, const ConvShape& shape, const float* a,
+                      const float* b, const float* bias, float* out, void* scratch);
 
 // The algorithm for a non-empty problem (every extent and the reduction
 // positive) on `isa`.

@@ -9,9 +9,9 @@
 #include "kernels/convert/convert.h"
 #include "ops/common/conv_geometry_checks.h"
 #include "ops/common/executor_registration.h"
-#include "ops/common/view_checks.h"
 #include "ops/common/executor_views.h"
 #include "ops/common/op_status.h"
+#include "ops/common/view_checks.h"
 
 namespace aclcpu {
 namespace ops {
@@ -30,17 +30,12 @@ OutputExtent outputExtent(const ConvForwardProblem& p) {
   return {s.batch, s.outChannels, spatialCount(s.out)};
 }
 
-// Adds the per-channel bias to the dense fp32 result before its single
-// rounding (project decision 8). Each (n, c) row is independent, so the
-// split over threads cannot change a bit. (Fusing this into the kernels'
-// store step is left to the kernel engine.)
-void addChannelBias(float* result, const float* bias, const OutputExtent& e) {
+// An empty reduction's result: each channel's bias (0 without one).
+void fillChannelBias(float* result, const float* bias, const OutputExtent& e) {
   parallelFor(e.batch * e.channels, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const float b = bias[row % e.channels];
-      float* values = result + row * e.spatial;
-      for (int64_t i = 0; i < e.spatial; ++i) values[i] += b;
-    }
+    for (int64_t row = begin; row < end; ++row)
+      std::fill(result + row * e.spatial, result + (row + 1) * e.spatial,
+                bias ? bias[row % e.channels] : 0.0f);
   });
 }
 
@@ -104,8 +99,11 @@ aclnnStatus ConvForwardExecutor::run(const Bindings& inputs, const Bindings& out
                                        inputRanges, inputCount);
     float* result = direct ? direct : workspaceAt<float>(ws, plan_.result);
 
+    // The bias joins the fp32 result before its one rounding (project
+    // decision 8), added by the kernels as they store it.
+    const float* channelBias = p.bias.present ? bias : nullptr;
     if (p.emptyReduction) {
-      std::fill(result, result + extent.batch * extent.channels * extent.spatial, 0.0f);
+      fillChannelBias(result, channelBias, extent);
     } else {
       const float* source =
           stageOperand(view(p.source), plan_.sourceInPlace, p.operandRounding, ws, plan_.source);
@@ -113,11 +111,10 @@ aclnnStatus ConvForwardExecutor::run(const Bindings& inputs, const Bindings& out
           stageOperand(view(p.weight), plan_.weightInPlace, p.operandRounding, ws, plan_.weight);
       void* scratch = workspaceAt<char>(ws, plan_.scratch);
       if (p.transposedAsDataGrad)
-        kernels::convBackwardData(p.shape, source, weight, result, scratch);
+        kernels::convBackwardData(p.shape, source, weight, result, scratch, channelBias);
       else
-        kernels::convForward(p.shape, source, weight, result, scratch);
+        kernels::convForward(p.shape, source, weight, result, scratch, channelBias);
     }
-    if (p.bias.present) addChannelBias(result, bias, extent);
     if (!direct) kernels::scatterFromFloat(result, p.resultRounding, target);
     return kSuccess;
   } catch (...) {

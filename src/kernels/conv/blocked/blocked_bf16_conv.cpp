@@ -189,7 +189,7 @@ T* region(void* scratch, uint64_t offset) {
 }
 
 void runWordPass(RowPassKind kind, const ConvShape& s, const float* input, const float* w,
-                 float* output, void* scratch) {
+                 float* output, void* scratch, const float* bias) {
   WordPlan wp;
   planWords(s, kind, &wp);
   TapTable table;
@@ -235,12 +235,12 @@ void runWordPass(RowPassKind kind, const ConvShape& s, const float* input, const
         }
       }
     });
-    unstage(kAvx512Kernels, out, p.out, image0, images, output);
+    unstage(kAvx512Kernels, out, p.out, image0, images, output, bias);
   }
   if (exact) return;
   ConvShape f = s;
   f.operands = OperandValues::F32;
-  fallbackFor(kind, s).run(f, input, w, output, scratch);
+  runConvAlgorithm(fallbackFor(kind, s), f, input, w, bias, output, scratch);
 }
 
 }  // namespace
@@ -261,12 +261,13 @@ uint64_t bf16BackwardDataScratchBytes(const ConvShape& shape) {
   return scratchBytes(shape, RowPassKind::BackwardData);
 }
 
-void bf16Forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch) {
-  runWordPass(RowPassKind::Forward, shape, x, w, y, scratch);
+void bf16Forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
+                 const float* bias) {
+  runWordPass(RowPassKind::Forward, shape, x, w, y, scratch, bias);
 }
 void bf16BackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
-                      void* scratch) {
-  runWordPass(RowPassKind::BackwardData, shape, dy, w, dx, scratch);
+                      void* scratch, const float* bias) {
+  runWordPass(RowPassKind::BackwardData, shape, dy, w, dx, scratch, bias);
 }
 
 }  // namespace blocked

@@ -25,9 +25,12 @@ uint64_t bf16ForwardScratchBytes(const ConvShape& shape);
 uint64_t bf16BackwardDataScratchBytes(const ConvShape& shape);
 uint64_t bf16BackwardWeightScratchBytes(const ConvShape& shape);
 
-void bf16Forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch);
+// A non-null `bias` (one value per output channel of the pass) is added as
+// each result is stored.
+void bf16Forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
+                 const float* bias = nullptr);
 void bf16BackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
-                      void* scratch);
+                      void* scratch, const float* bias = nullptr);
 void bf16BackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                         void* scratch);
 

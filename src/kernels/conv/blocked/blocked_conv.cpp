@@ -129,7 +129,8 @@ void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& 
 }
 
 void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kind,
-                const float* input, const float* w, float* output, void* scratch) {
+                const float* input, const float* w, float* output, void* scratch,
+                const float* bias) {
   RowPassPlan p;
   planRowPass(shape, kind, &p);
   TapTable table;
@@ -145,7 +146,7 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
     stage(k, input, p.in, image0, images, in);
     runRowItems(k, p, table, in, packed, images, out);
-    unstage(k, out, p.out, image0, images, output);
+    unstage(k, out, p.out, image0, images, output, bias);
   }
 }
 
@@ -190,13 +191,13 @@ uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
 }
 
 void forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y,
-             void* scratch) {
-  runRowPass(kernelsFor(isa), shape, RowPassKind::Forward, x, w, y, scratch);
+             void* scratch, const float* bias) {
+  runRowPass(kernelsFor(isa), shape, RowPassKind::Forward, x, w, y, scratch, bias);
 }
 
 void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float* w, float* dx,
-                  void* scratch) {
-  runRowPass(kernelsFor(isa), shape, RowPassKind::BackwardData, dy, w, dx, scratch);
+                  void* scratch, const float* bias) {
+  runRowPass(kernelsFor(isa), shape, RowPassKind::BackwardData, dy, w, dx, scratch, bias);
 }
 
 void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,

@@ -24,11 +24,12 @@ uint64_t backwardDataScratchBytes(const ConvShape& shape);
 uint64_t backwardWeightScratchBytes(const ConvShape& shape);
 
 // Run with the micro-kernels of `isa` (Avx2 or Avx512; the same arithmetic,
-// bit for bit).
+// bit for bit). A non-null `bias` (one value per output channel of the pass)
+// is added as each result is stored.
 void forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y,
-             void* scratch);
+             void* scratch, const float* bias = nullptr);
 void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float* w, float* dx,
-                  void* scratch);
+                  void* scratch, const float* bias = nullptr);
 void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch);
 

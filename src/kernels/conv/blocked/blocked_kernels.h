@@ -62,14 +62,15 @@ void f32_dwconvbwdw_16_avx2(const WeightJob& job);
 // call handles rows [begin, end).
 void stageRows_avx512(const float* dense, const StagedLayout& layout, int64_t begin, int64_t end,
                       float* staged);
-// Writes the dense elements that staged rows [begin, end) map to. Dense
-// elements no staged position maps to are left alone.
+// Writes the dense elements that staged rows [begin, end) map to, plus
+// bias[channel] when `bias` is not null (the output store of a forward
+// pass). Dense elements no staged position maps to are left alone.
 void unstageRows_avx512(const float* staged, const StagedLayout& layout, int64_t begin, int64_t end,
-                        float* dense);
+                        float* dense, const float* bias);
 void stageRows_avx2(const float* dense, const StagedLayout& layout, int64_t begin, int64_t end,
                     float* staged);
 void unstageRows_avx2(const float* staged, const StagedLayout& layout, int64_t begin, int64_t end,
-                      float* dense);
+                      float* dense, const float* bias);
 
 // One ISA's set of the functions above; the drivers take one of these.
 struct BlockedKernels {
@@ -78,7 +79,7 @@ struct BlockedKernels {
   void (*weightGrad)(const WeightJob&);
   void (*depthwiseWeightGrad)(const WeightJob&);
   void (*stageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
-  void (*unstageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
+  void (*unstageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*, const float*);
 };
 
 constexpr BlockedKernels kAvx512Kernels{f32_conv_rows_nb16_avx512, f32_dwconv_rows_nb16_avx512,

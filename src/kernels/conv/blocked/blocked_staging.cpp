@@ -12,11 +12,17 @@ namespace {
 
 bool isSparse(const StagedLayout& l) { return l.step[0] != 1 || l.step[1] != 1 || l.step[2] != 1; }
 
-void zeroDense(float* dense, int64_t count) {
-  constexpr int64_t kBlock = 65536;
-  parallelFor((count + kBlock - 1) / kBlock, [&](int64_t begin, int64_t end) {
-    const int64_t first = begin * kBlock, last = std::min(count, end * kBlock);
-    std::memset(dense + first, 0, static_cast<size_t>(last - first) * sizeof(float));
+// Every element of `images` images gets 0, or its channel's bias.
+void fillDense(float* dense, const StagedLayout& l, int64_t images, const float* bias) {
+  const int64_t plane = l.source[0] * l.source[1] * l.source[2];
+  parallelFor(images * l.channels, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      float* values = dense + row * plane;
+      if (bias)
+        std::fill(values, values + plane, bias[row % l.channels]);
+      else
+        std::memset(values, 0, static_cast<size_t>(plane) * sizeof(float));
+    }
   });
 }
 
@@ -33,11 +39,11 @@ void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, i
 }
 
 void unstage(const BlockedKernels& k, const float* staged, const StagedLayout& l,
-             int64_t firstImage, int64_t images, float* dense) {
+             int64_t firstImage, int64_t images, float* dense, const float* bias) {
   float* dst = dense + firstImage * denseImageFloats(l);
-  if (isSparse(l)) zeroDense(dst, images * denseImageFloats(l));
+  if (isSparse(l)) fillDense(dst, l, images, bias);
   parallelFor(images * rowsPerImage(l),
-              [&](int64_t begin, int64_t end) { k.unstageRows(staged, l, begin, end, dst); });
+              [&](int64_t begin, int64_t end) { k.unstageRows(staged, l, begin, end, dst, bias); });
 }
 
 }  // namespace blocked

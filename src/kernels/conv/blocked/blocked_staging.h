@@ -22,9 +22,10 @@ void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, i
            int64_t images, float* staged);
 
 // Writes `images` staged images back to the dense tensor from `firstImage`
-// on; positions of reduced 1x1 strided dims that no staged row maps to get 0.
+// on, plus bias[channel] when `bias` is not null; positions of reduced 1x1
+// strided dims that no staged row maps to get 0 (or the bias).
 void unstage(const BlockedKernels& k, const float* staged, const StagedLayout& l,
-             int64_t firstImage, int64_t images, float* dense);
+             int64_t firstImage, int64_t images, float* dense, const float* bias = nullptr);
 
 }  // namespace blocked
 }  // namespace kernels

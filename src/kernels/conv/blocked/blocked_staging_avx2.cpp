@@ -31,7 +31,7 @@ void stageRows_avx2(const float* dense, const StagedLayout& l, int64_t begin, in
 }
 
 void unstageRows_avx2(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
-                      float* dense) {
+                      float* dense, const float* bias) {
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
@@ -42,7 +42,13 @@ void unstageRows_avx2(const float* staged, const StagedLayout& l, int64_t begin,
     insideColumns(l, &lo, &hi);
     for (int64_t c = 0; c < r.channels; ++c) {
       float* line = dst + c * channelStride;
-      for (int64_t q = lo; q < hi; ++q) line[q * l.step[2] + l.first[2]] = src[q * kLanes + c];
+      const float b = bias ? bias[r.block * kLanes + c] : 0.0f;
+      if (bias) {
+        for (int64_t q = lo; q < hi; ++q)
+          line[q * l.step[2] + l.first[2]] = src[q * kLanes + c] + b;
+      } else {
+        for (int64_t q = lo; q < hi; ++q) line[q * l.step[2] + l.first[2]] = src[q * kLanes + c];
+      }
     }
   }
 }

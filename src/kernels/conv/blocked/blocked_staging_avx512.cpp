@@ -62,7 +62,7 @@ void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, 
 }
 
 void unstageRows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
-                        float* dense) {
+                        float* dense, const float* bias) {
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
@@ -71,10 +71,14 @@ void unstageRows_avx512(const float* staged, const StagedLayout& l, int64_t begi
     float* dst = dense + denseRow(l, r);
     int64_t lo = 0, hi = 0;
     insideColumns(l, &lo, &hi);
+    float b[16] = {};
+    if (bias)
+      for (int64_t c = 0; c < r.channels; ++c) b[c] = bias[r.block * kLanes + c];
     if (l.step[2] != 1) {
       for (int64_t q = lo; q < hi; ++q) {
         const int64_t i = q * l.step[2] + l.first[2];
-        for (int64_t c = 0; c < r.channels; ++c) dst[c * channelStride + i] = src[q * kLanes + c];
+        for (int64_t c = 0; c < r.channels; ++c)
+          dst[c * channelStride + i] = bias ? src[q * kLanes + c] + b[c] : src[q * kLanes + c];
       }
       continue;
     }
@@ -86,6 +90,8 @@ void unstageRows_avx512(const float* staged, const StagedLayout& l, int64_t begi
       for (int j = 0; j < 16; ++j)
         v[j] = j < n ? _mm512_loadu_ps(src + (q + j) * kLanes) : _mm512_setzero_ps();
       simd::transpose16x16(v);
+      if (bias)
+        for (int64_t c = 0; c < r.channels; ++c) v[c] = _mm512_add_ps(v[c], _mm512_set1_ps(b[c]));
       for (int64_t c = 0; c < r.channels; ++c)
         _mm512_mask_storeu_ps(dst + c * channelStride + q + l.first[2], mask, v[c]);
     }
