@@ -45,3 +45,9 @@ std::vector<PassAlgorithm> kernelAlgorithms(const ProblemSpec& spec, const bool 
   if (mask[1]) names.push_back({"dW", aclcpu::kernels::backwardWeightAlgorithmName(s)});
   return names;
 }
+
+std::vector<PassAlgorithm> forwardAlgorithms(const ProblemSpec& spec) {
+  const ConvShape s = normalShape(spec);
+  return {{"y", spec.transposed ? aclcpu::kernels::backwardDataAlgorithmName(s)
+                                : aclcpu::kernels::forwardAlgorithmName(s)}};
+}

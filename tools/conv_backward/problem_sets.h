@@ -1,0 +1,13 @@
+#pragma once
+// The built-in problem sets the tool runs without arguments (--list prints
+// them): realistic layers, small enough that a set runs in seconds.
+
+#include <vector>
+
+#include "op_calls.h"
+#include "problem_spec.h"
+
+// backward: defaultProblems(); forward (and every --train-step of
+// aclnnConvolution): normal, 1x1, strided, grouped, 1D, 3D, transposed;
+// tbc: time-major 1D layers; dw: depthwise layers.
+std::vector<ProblemSpec> builtInProblems(OpKind op, bool trainStep);
