@@ -18,8 +18,7 @@ bool parseOp(const std::string& value, OpKind* op, std::string* error) {
   return false;
 }
 
-bool parseOnOff(const std::string& option, const std::string& value, bool* on,
-                std::string* error) {
+bool parseOnOff(const std::string& option, const std::string& value, bool* on, std::string* error) {
   if (value == "on")
     *on = true;
   else if (value == "off")
@@ -80,8 +79,8 @@ bool parseInteger(const std::string& option, const std::string& value, int64_t m
 }
 
 // Options that take a value.
-constexpr const char* kValueOptions[] = {"--op",      "--dtype",  "--math", "--mask",
-                                         "--bias",    "--repeat", "--samples", "--seed",
+constexpr const char* kValueOptions[] = {"--op",      "--dtype",   "--math",    "--mask",
+                                         "--bias",    "--repeat",  "--samples", "--seed",
                                          "--threads", "--progress"};
 
 bool takesValue(const std::string& option) {
@@ -142,8 +141,7 @@ bool checkCombination(const CommandLine& c, bool maskGiven, bool biasGiven, std:
     *error = "--bias off: aclnnConvTbc's bias is mandatory";
     return false;
   }
-  if (c.op == OpKind::kTbc && c.trainStep &&
-      !(c.run.mask[0] && c.run.mask[1] && c.run.mask[2])) {
+  if (c.op == OpKind::kTbc && c.trainStep && !(c.run.mask[0] && c.run.mask[1] && c.run.mask[2])) {
     *error =
         "--mask: --train-step --op tbc runs aclnnConvTbcBackward, which has no outputMask "
         "(it always computes all three gradients); give 111 or no --mask";

@@ -72,8 +72,8 @@ void ResultTable::printRow(const ProblemSpec& spec, const RunResult& r) {
       break;
     case RunOutcome::kRuntimeError:
       ++notRun_;
-      std::fprintf(out_, "%-26s %-34s  NOT RUN, runtime failure: %s\n", name,
-                   descriptor.c_str(), r.message.c_str());
+      std::fprintf(out_, "%-26s %-34s  NOT RUN, runtime failure: %s\n", name, descriptor.c_str(),
+                   r.message.c_str());
       break;
     case RunOutcome::kPassed:
     case RunOutcome::kCheckFailed: {

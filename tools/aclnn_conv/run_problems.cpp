@@ -63,8 +63,8 @@ std::vector<Output> columnsFor(const CommandLine& c) {
 
 std::string settingsFor(const CommandLine& c) {
   const bool* m = c.run.mask;
-  const std::string mask = "mask " + std::to_string(m[0]) + std::to_string(m[1]) +
-                           std::to_string(m[2]) + " (dX dW db)";
+  const std::string mask =
+      "mask " + std::to_string(m[0]) + std::to_string(m[1]) + std::to_string(m[2]) + " (dX dW db)";
   const std::string bias = std::string("bias ") + (c.run.bias ? "on" : "off");
   if (c.trainStep) return bias + ", " + mask;
   return c.op == OpKind::kBackward ? mask : bias;

@@ -90,8 +90,7 @@ RunResult runChecked(const ProblemSpec& spec, const LayerPlan& plan, const RunOp
   }
 
   observer->stage("allocating");
-  if (!tensors.allocate(&error))
-    return withOutcome(result, RunOutcome::kOutOfMemory, 0, error);
+  if (!tensors.allocate(&error)) return withOutcome(result, RunOutcome::kOutOfMemory, 0, error);
   for (size_t c = 0; c < plan.calls.size(); ++c) {
     const OpCall& call = plan.calls[c];
     aclOpExecutor* executor = prepared[c].executor.get();

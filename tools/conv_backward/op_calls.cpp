@@ -48,10 +48,9 @@ OpCall convolutionBackward(const ProblemSpec& spec, const RunOptions& options) {
   const int8_t math = options.cubeMathType;
   call.phase1 = [=](const LayerTensors& t, uint64_t* ws, aclOpExecutor** executor) {
     return aclnnConvolutionBackwardGetWorkspaceSize(
-        t.tensor(Role::kDY), t.tensor(Role::kX), t.tensor(Role::kW), biasSizes.get(),
-        stride.get(), padding.get(), dilation.get(), transposed, outputPadding.get(), groups,
-        mask.get(), math, t.tensor(Role::kDX), t.tensor(Role::kDW), t.tensor(Role::kDB), ws,
-        executor);
+        t.tensor(Role::kDY), t.tensor(Role::kX), t.tensor(Role::kW), biasSizes.get(), stride.get(),
+        padding.get(), dilation.get(), transposed, outputPadding.get(), groups, mask.get(), math,
+        t.tensor(Role::kDX), t.tensor(Role::kDW), t.tensor(Role::kDB), ws, executor);
   };
   call.phase2 = aclnnConvolutionBackward;
   call.flops = 2.0 * spec.macs() * (options.mask[0] + options.mask[1]);
@@ -117,8 +116,8 @@ OpCall convolution(const ProblemSpec& spec, const RunOptions& options) {
   call.phase1 = [=](const LayerTensors& t, uint64_t* ws, aclOpExecutor** executor) {
     return aclnnConvolutionGetWorkspaceSize(
         t.tensor(Role::kX), t.tensor(Role::kW), bias ? t.tensor(Role::kB) : nullptr, stride.get(),
-        padding.get(), dilation.get(), transposed, outputPadding.get(), groups,
-        t.tensor(Role::kY), math, ws, executor);
+        padding.get(), dilation.get(), transposed, outputPadding.get(), groups, t.tensor(Role::kY),
+        math, ws, executor);
   };
   call.phase2 = aclnnConvolution;
   return call;
@@ -131,9 +130,8 @@ OpCall convTbc(const ProblemSpec& spec, const RunOptions& options) {
   const int64_t pad = spec.pad[2];
   const int8_t math = options.cubeMathType;
   call.phase1 = [=](const LayerTensors& t, uint64_t* ws, aclOpExecutor** executor) {
-    return aclnnConvTbcGetWorkspaceSize(t.tensor(Role::kX), t.tensor(Role::kW),
-                                        t.tensor(Role::kB), pad, t.tensor(Role::kY), math, ws,
-                                        executor);
+    return aclnnConvTbcGetWorkspaceSize(t.tensor(Role::kX), t.tensor(Role::kW), t.tensor(Role::kB),
+                                        pad, t.tensor(Role::kY), math, ws, executor);
   };
   call.phase2 = aclnnConvTbc;
   return call;
@@ -166,32 +164,35 @@ bool expressible(OpKind op, const ProblemSpec& spec, std::string* why) {
   const int first = 3 - spec.spatialDims;
   const bool outputPadding = !all(spec.outputPadding, first, 0);
   if (op == OpKind::kTbc) {
-    const char* problem = spec.spatialDims != 1     ? "it is not 1D"
-                          : spec.groups != 1        ? "it has groups (g) other than 1"
-                          : !all(spec.stride, first, 1) ? "it has a stride (s) other than 1"
-                          : !all(spec.dilation, first, 1)
-                              ? "it has a dilation (dl) other than 1"
-                          : spec.transposed ? "it is transposed (t)"
-                          : outputPadding   ? "it has an output padding (op)"
-                                            : nullptr;
+    const char* problem = spec.spatialDims != 1           ? "it is not 1D"
+                          : spec.groups != 1              ? "it has groups (g) other than 1"
+                          : !all(spec.stride, first, 1)   ? "it has a stride (s) other than 1"
+                          : !all(spec.dilation, first, 1) ? "it has a dilation (dl) other than 1"
+                          : spec.transposed               ? "it is transposed (t)"
+                          : outputPadding                 ? "it has an output padding (op)"
+                                                          : nullptr;
     if (problem) {
-      *why = std::string("aclnnConvTbc computes 1D convolutions with stride 1, dilation 1, "
-                         "groups 1 and padding p on both ends of time (n batch B, c C_in, "
-                         "o C_out, w or l time T, k K), but ") +
+      *why = std::string(
+                 "aclnnConvTbc computes 1D convolutions with stride 1, dilation 1, "
+                 "groups 1 and padding p on both ends of time (n batch B, c C_in, "
+                 "o C_out, w or l time T, k K), but ") +
              problem;
       return false;
     }
   } else if (op == OpKind::kDepthwise) {
-    const char* problem = spec.spatialDims != 2 ? "it is not 2D"
-                          : spec.transposed     ? "it is transposed (t)"
-                          : spec.groups != spec.inChannels
-                              ? "its groups (g) differ from its input channels (c)"
-                          : spec.fourValuePadding ? "it has 4-value padding (pt pb pl pr)"
-                          : outputPadding         ? "it has an output padding (op)"
-                                                  : nullptr;
+    const std::string groups = "its groups g" + std::to_string(spec.groups) +
+                               " differ from its input channels c" +
+                               std::to_string(spec.inChannels);
+    const char* problem = spec.spatialDims != 2            ? "it is not 2D"
+                          : spec.transposed                ? "it is transposed (t)"
+                          : spec.groups != spec.inChannels ? groups.c_str()
+                          : spec.fourValuePadding          ? "it has 4-value padding (pt pb pl pr)"
+                          : outputPadding                  ? "it has an output padding (op)"
+                                                           : nullptr;
     if (problem) {
-      *why = std::string("aclnnConvDepthwise2d computes 2D depthwise convolutions (groups g = "
-                         "input channels c, o a multiple of c, symmetric padding), but ") +
+      *why = std::string(
+                 "aclnnConvDepthwise2d computes 2D depthwise convolutions (groups g = "
+                 "input channels c, o a multiple of c, symmetric padding), but ") +
              problem;
       return false;
     }
@@ -208,8 +209,7 @@ std::string planTitle(OpKind op, bool trainStep) {
   return op == OpKind::kBackward ? backward : forward;
 }
 
-LayerPlan planLayer(OpKind op, bool trainStep, const ProblemSpec& spec,
-                    const RunOptions& options) {
+LayerPlan planLayer(OpKind op, bool trainStep, const ProblemSpec& spec, const RunOptions& options) {
   LayerPlan plan;
   plan.layout = op == OpKind::kTbc ? Layout::kTimeMajor : Layout::kChannelsFirst;
   if (op == OpKind::kBackward && !trainStep) {

@@ -37,8 +37,8 @@ bool expressible(OpKind op, const ProblemSpec& spec, std::string* why);
 using Phase2Function = aclnnStatus (*)(void*, uint64_t, aclOpExecutor*, aclrtStream);
 
 struct OpCall {
-  std::string api;    // e.g. "aclnnConvolution"
-  std::string phase;  // "forward" or "backward"
+  std::string api;                                       // e.g. "aclnnConvolution"
+  std::string phase;                                     // "forward" or "backward"
   std::vector<std::pair<size_t, Role>> inputs, outputs;  // binding index, tensor
   std::vector<std::pair<std::string, Role>> arguments;   // API names of its tensors (verbose)
   std::function<aclnnStatus(const LayerTensors&, uint64_t*, aclOpExecutor**)> phase1;

@@ -90,8 +90,8 @@ const char* dtypeName(aclDataType dtype) {
   return dtype == ACL_FLOAT16 ? "fp16" : dtype == ACL_BF16 ? "bf16" : "fp32";
 }
 
-CheckResult checkOutputs(const ProblemSpec& spec, const RunOptions& options,
-                         const LayerTensors& t, const CheckRequest& request, std::mt19937& rng) {
+CheckResult checkOutputs(const ProblemSpec& spec, const RunOptions& options, const LayerTensors& t,
+                         const CheckRequest& request, std::mt19937& rng) {
   CheckResult result;
   const OperandRounding rounding = operandRounding(options.dtype, options.cubeMathType);
   const auto x = t.reader(Role::kX, rounding, false), xAbs = t.reader(Role::kX, rounding, true);
@@ -102,8 +102,8 @@ CheckResult checkOutputs(const ProblemSpec& spec, const RunOptions& options,
     // The bias enters the fp32 accumulator exactly, except that an fp16
     // compute dtype rounds it to fp16 first (spec decision 8; never HF32).
     const bool fp16Compute = options.cubeMathType == 2 || options.dtype == ACL_FLOAT16;
-    const auto b = t.reader(Role::kB, fp16Compute ? OperandRounding::F16 : OperandRounding::None,
-                            false);
+    const auto b =
+        t.reader(Role::kB, fp16Compute ? OperandRounding::F16 : OperandRounding::None, false);
     const std::vector<int64_t>& shape = t.referenceShape(Role::kY);
     const int64_t plane = spatialCount(shape);
     const auto got = t.download(Role::kY);
@@ -124,8 +124,7 @@ CheckResult checkOutputs(const ProblemSpec& spec, const RunOptions& options,
   if (!request.outputs[kOutDX] && !request.outputs[kOutDW] && !request.outputs[kOutDB])
     return result;
   const ConvParams params = referenceParams(spec);
-  const auto dy = t.reader(Role::kDY, rounding, false),
-             dyAbs = t.reader(Role::kDY, rounding, true);
+  const auto dy = t.reader(Role::kDY, rounding, false), dyAbs = t.reader(Role::kDY, rounding, true);
   if (request.outputs[kOutDX]) {
     const auto got = t.download(Role::kDX);
     for (int64_t i : samplePositions(t.count(Role::kDX), options.samples, rng)) {

@@ -16,7 +16,7 @@
 
 struct CheckRequest {
   bool outputs[kOutputCount] = {false, false, false, false};  // which to compare
-  bool forwardBias = false;  // y includes the bias b
+  bool forwardBias = false;                                   // y includes the bias b
 };
 
 struct CheckResult {

@@ -62,8 +62,8 @@ struct PhaseResult {
 
 struct RunResult {
   RunOutcome outcome = RunOutcome::kRuntimeError;
-  int status = 0;        // the refusing call's status (kRefused); -1 when not a status
-  std::string message;   // why, for every outcome but kPassed / kCheckFailed
+  int status = 0;                   // the refusing call's status (kRefused); -1 when not a status
+  std::string message;              // why, for every outcome but kPassed / kCheckFailed
   std::vector<PhaseResult> phases;  // filled once phase 1 accepted every call
   double stepSeconds = 0;           // best time of one repetition of all phases
 };
