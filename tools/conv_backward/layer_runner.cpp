@@ -27,24 +27,26 @@ RunResult withOutcome(RunResult result, RunOutcome outcome, int status, std::str
   return result;
 }
 
-// Every role any call binds, in a fixed order.
-std::vector<Role> rolesOf(const LayerPlan& plan) {
-  bool used[kRoleCount] = {};
+// Every tensor once, by the API name of its first use, in the calls' order.
+std::vector<std::pair<std::string, Role>> allocationOrder(const LayerPlan& plan) {
+  std::vector<std::pair<std::string, Role>> order;
+  bool seen[kRoleCount] = {};
   for (const OpCall& call : plan.calls) {
-    for (const auto& in : call.inputs) used[static_cast<int>(in.second)] = true;
-    for (const auto& out : call.outputs) used[static_cast<int>(out.second)] = true;
+    for (const OpCall::Argument& argument : call.arguments) {
+      if (seen[static_cast<int>(argument.role)]) continue;
+      seen[static_cast<int>(argument.role)] = true;
+      order.push_back({argument.name, argument.role});
+    }
   }
-  std::vector<Role> roles;
-  for (int r = 0; r < kRoleCount; ++r)
-    if (used[r]) roles.push_back(static_cast<Role>(r));
-  return roles;
+  return order;
 }
 
 std::string shapesOf(const OpCall& call, const LayerTensors& t) {
   std::string text;
-  for (const auto& argument : call.arguments)
-    text += (text.empty() ? "" : ", ") + argument.first + " " +
-            shapeText(t.deviceShape(argument.second));
+  for (const OpCall::Argument& argument : call.arguments)
+    if (argument.shown)
+      text += (text.empty() ? "" : ", ") + argument.name + " " +
+              shapeText(t.deviceShape(argument.role));
   return text;
 }
 
@@ -76,7 +78,7 @@ RunResult runChecked(const ProblemSpec& spec, const LayerPlan& plan, const RunOp
     result.phases.push_back(phase);
   }
   std::string error;
-  if (!tensors.create(rolesOf(plan), &error))
+  if (!tensors.create(allocationOrder(plan), &error))
     return withOutcome(result, RunOutcome::kRefused, -1, error);
 
   std::vector<Prepared> prepared(plan.calls.size());
@@ -90,7 +92,8 @@ RunResult runChecked(const ProblemSpec& spec, const LayerPlan& plan, const RunOp
   }
 
   observer->stage("allocating");
-  if (!tensors.allocate(&error)) return withOutcome(result, RunOutcome::kOutOfMemory, 0, error);
+  if (!tensors.allocate(allocationOrder(plan), &error))
+    return withOutcome(result, RunOutcome::kOutOfMemory, 0, error);
   for (size_t c = 0; c < plan.calls.size(); ++c) {
     const OpCall& call = plan.calls[c];
     aclOpExecutor* executor = prepared[c].executor.get();

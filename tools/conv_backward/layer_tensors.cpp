@@ -28,11 +28,6 @@ std::string recentMessage() {
   return message && *message ? message : "(no message)";
 }
 
-const char* roleName(Role role) {
-  static const char* const names[kRoleCount] = {"x", "w", "b", "y", "dy", "dX", "dW", "db"};
-  return names[static_cast<int>(role)];
-}
-
 namespace {
 
 // Element count of a shape phase 1 accepted (so it fits in 64 bits).
@@ -86,15 +81,16 @@ LayerTensors::~LayerTensors() {
   }
 }
 
-bool LayerTensors::create(const std::vector<Role>& roles, std::string* error) {
-  for (Role role : roles) {
-    Slot& s = slot(role);
+bool LayerTensors::create(const std::vector<std::pair<std::string, Role>>& tensors,
+                          std::string* error) {
+  for (const auto& entry : tensors) {
+    Slot& s = slot(entry.second);
     if (s.tensor) continue;
     s.tensor = aclCreateTensor(s.deviceShape.data(), s.deviceShape.size(), dtype_, nullptr, 0,
                                s.format, s.deviceShape.data(), s.deviceShape.size(), nullptr);
     if (!s.tensor) {
-      *error = std::string("aclCreateTensor refused ") + roleName(role) + " " +
-               shapeText(s.deviceShape) + ": " + recentMessage();
+      *error = "aclCreateTensor refused " + entry.first + " " + shapeText(s.deviceShape) + ": " +
+               recentMessage();
       return false;
     }
   }
@@ -111,23 +107,24 @@ const std::vector<int64_t>& LayerTensors::referenceShape(Role role) const {
 int64_t LayerTensors::count(Role role) const { return elements(slot(role).deviceShape); }
 void* LayerTensors::data(Role role) const { return slot(role).data; }
 
-bool LayerTensors::allocate(std::string* error) {
-  for (int r = 0; r < kRoleCount; ++r) {
-    Slot& s = slots_[r];
+bool LayerTensors::allocate(const std::vector<std::pair<std::string, Role>>& order,
+                            std::string* error) {
+  for (const auto& entry : order) {
+    const std::string& name = entry.first;
+    const Role role = entry.second;
+    Slot& s = slot(role);
     if (!s.tensor || s.data) continue;
-    const Role role = static_cast<Role>(r);
     uint64_t bytes = 0;
     if (__builtin_mul_overflow(static_cast<uint64_t>(std::max<int64_t>(count(role), 1)),
                                static_cast<uint64_t>(hostdtype::bytes(dtype_)), &bytes)) {
-      *error = std::string(roleName(role)) + " " + shapeText(s.deviceShape) +
-               " does not fit in 64-bit memory";
+      *error = name + " " + shapeText(s.deviceShape) + " does not fit in 64-bit memory";
       return false;
     }
     s.bytes = static_cast<size_t>(bytes);
     const aclError status = aclrtMalloc(&s.data, s.bytes, ACL_MEM_MALLOC_HUGE_FIRST);
     if (status != ACL_SUCCESS) {
       s.data = nullptr;
-      *error = "aclrtMalloc of " + bytesText(bytes) + " for " + roleName(role) + " " +
+      *error = "aclrtMalloc of " + bytesText(bytes) + " for " + name + " " +
                shapeText(s.deviceShape) + " failed (error " + std::to_string(status) +
                "): " + recentMessage();
       return false;

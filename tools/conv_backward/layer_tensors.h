@@ -20,6 +20,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "acl/acl.h"
@@ -43,9 +44,9 @@ class LayerTensors {
   LayerTensors(const LayerTensors&) = delete;
   LayerTensors& operator=(const LayerTensors&) = delete;
 
-  // Creates the descriptors of `roles` (data-less); false with *error set
-  // when aclCreateTensor refuses one.
-  bool create(const std::vector<Role>& roles, std::string* error);
+  // Creates the data-less descriptors of `tensors` (API name, role), in
+  // that order; false with *error set when aclCreateTensor refuses one.
+  bool create(const std::vector<std::pair<std::string, Role>>& tensors, std::string* error);
   // The role's descriptor, null when it was not created.
   aclTensor* tensor(Role role) const;
   // Shape in the device layout (what the operator sees) and in the
@@ -54,9 +55,10 @@ class LayerTensors {
   const std::vector<int64_t>& referenceShape(Role role) const;
   int64_t count(Role role) const;
 
-  // Buffers for every created role (at least one byte each); false with
-  // *error naming the tensor and the size when one cannot be allocated.
-  bool allocate(std::string* error);
+  // Buffers for the created roles of `order` (at least one byte each), in
+  // that order; false with *error naming the tensor (by the name given with
+  // it) and the size when one cannot be allocated.
+  bool allocate(const std::vector<std::pair<std::string, Role>>& order, std::string* error);
   void* data(Role role) const;
 
   // Uniform random values in [-1, 1], representable in the dtype, for each
@@ -92,5 +94,3 @@ class LayerTensors {
   aclDataType dtype_;
   Slot slots_[kRoleCount];
 };
-
-const char* roleName(Role role);  // "x", "w", ...

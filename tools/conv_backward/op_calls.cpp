@@ -37,7 +37,9 @@ OpCall convolutionBackward(const ProblemSpec& spec, const RunOptions& options) {
   call.phase = "backward";
   call.inputs = {{0, Role::kDY}, {1, Role::kX}, {2, Role::kW}};
   call.outputs = {{0, Role::kDX}, {1, Role::kDW}, {2, Role::kDB}};
-  call.arguments = {{"gradOutput", Role::kDY}, {"input", Role::kX}, {"weight", Role::kW}};
+  call.arguments = {{"gradOutput", Role::kDY, true},  {"input", Role::kX, true},
+                    {"weight", Role::kW, true},       {"gradInput", Role::kDX, false},
+                    {"gradWeight", Role::kDW, false}, {"gradBias", Role::kDB, false}};
   const IntArrayPtr stride = intArray(spec.strideArray()), padding = intArray(spec.paddingArray()),
                     dilation = intArray(spec.dilationArray()),
                     outputPadding = intArray(spec.outputPaddingArray()),
@@ -67,8 +69,10 @@ OpCall convTbcBackward(const ProblemSpec& spec, const RunOptions& options) {
   call.phase = "backward";
   call.inputs = {{0, Role::kDY}, {1, Role::kX}, {2, Role::kW}, {3, Role::kB}};
   call.outputs = {{0, Role::kDX}, {1, Role::kDW}, {2, Role::kDB}};
-  call.arguments = {
-      {"self", Role::kDY}, {"input", Role::kX}, {"weight", Role::kW}, {"bias", Role::kB}};
+  call.arguments = {{"self", Role::kDY, true},       {"input", Role::kX, true},
+                    {"weight", Role::kW, true},      {"bias", Role::kB, true},
+                    {"gradInput", Role::kDX, false}, {"gradWeight", Role::kDW, false},
+                    {"gradBias", Role::kDB, false}};
   const int64_t pad = spec.pad[2];
   const int8_t math = options.cubeMathType;
   call.phase1 = [=](const LayerTensors& t, uint64_t* ws, aclOpExecutor** executor) {
@@ -87,7 +91,7 @@ OpCall convTbcBackward(const ProblemSpec& spec, const RunOptions& options) {
 // The parts every forward operator shares: x, w and (optionally) b in,
 // y out, the forward's work and its algorithm.
 OpCall forwardCall(const char* api, const ProblemSpec& spec, bool bias,
-                   std::vector<std::pair<std::string, Role>> arguments) {
+                   std::vector<OpCall::Argument> arguments) {
   OpCall call;
   call.api = api;
   call.phase = "forward";
@@ -104,9 +108,11 @@ OpCall forwardCall(const char* api, const ProblemSpec& spec, bool bias,
 }
 
 OpCall convolution(const ProblemSpec& spec, const RunOptions& options) {
-  OpCall call = forwardCall(
-      "aclnnConvolution", spec, options.bias,
-      {{"input", Role::kX}, {"weight", Role::kW}, {"bias", Role::kB}, {"output", Role::kY}});
+  OpCall call = forwardCall("aclnnConvolution", spec, options.bias,
+                            {{"input", Role::kX, true},
+                             {"weight", Role::kW, true},
+                             {"bias", Role::kB, true},
+                             {"output", Role::kY, true}});
   const IntArrayPtr stride = intArray(spec.strideArray()), padding = intArray(spec.paddingArray()),
                     dilation = intArray(spec.dilationArray()),
                     outputPadding = intArray(spec.outputPaddingArray());
@@ -124,9 +130,11 @@ OpCall convolution(const ProblemSpec& spec, const RunOptions& options) {
 }
 
 OpCall convTbc(const ProblemSpec& spec, const RunOptions& options) {
-  OpCall call = forwardCall(
-      "aclnnConvTbc", spec, true,
-      {{"self", Role::kX}, {"weight", Role::kW}, {"bias", Role::kB}, {"output", Role::kY}});
+  OpCall call = forwardCall("aclnnConvTbc", spec, true,
+                            {{"self", Role::kX, true},
+                             {"weight", Role::kW, true},
+                             {"bias", Role::kB, true},
+                             {"output", Role::kY, true}});
   const int64_t pad = spec.pad[2];
   const int8_t math = options.cubeMathType;
   call.phase1 = [=](const LayerTensors& t, uint64_t* ws, aclOpExecutor** executor) {
@@ -138,9 +146,11 @@ OpCall convTbc(const ProblemSpec& spec, const RunOptions& options) {
 }
 
 OpCall convDepthwise2d(const ProblemSpec& spec, const RunOptions& options) {
-  OpCall call = forwardCall(
-      "aclnnConvDepthwise2d", spec, options.bias,
-      {{"self", Role::kX}, {"weight", Role::kW}, {"bias", Role::kB}, {"out", Role::kY}});
+  OpCall call = forwardCall("aclnnConvDepthwise2d", spec, options.bias,
+                            {{"self", Role::kX, true},
+                             {"weight", Role::kW, true},
+                             {"bias", Role::kB, true},
+                             {"out", Role::kY, true}});
   const IntArrayPtr kernelSize = intArray({spec.kernel[1], spec.kernel[2]}),
                     stride = intArray(spec.strideArray()), padding = intArray(spec.paddingArray()),
                     dilation = intArray(spec.dilationArray());

@@ -40,7 +40,15 @@ struct OpCall {
   std::string api;                                       // e.g. "aclnnConvolution"
   std::string phase;                                     // "forward" or "backward"
   std::vector<std::pair<size_t, Role>> inputs, outputs;  // binding index, tensor
-  std::vector<std::pair<std::string, Role>> arguments;   // API names of its tensors (verbose)
+  // Every tensor in the API's order, by its API name ("gradOutput", ...);
+  // `shown`: listed by --verbose (the backward's outputs, shaped like its
+  // inputs, are not).
+  struct Argument {
+    std::string name;
+    Role role;
+    bool shown;
+  };
+  std::vector<Argument> arguments;
   std::function<aclnnStatus(const LayerTensors&, uint64_t*, aclOpExecutor**)> phase1;
   Phase2Function phase2 = nullptr;
   double flops = 0;  // 2 x multiply-accumulates of its passes
