@@ -36,7 +36,7 @@ TEST(ToolOperators, BuiltInSetsPass) {
       {{"--op", "forward"}, "aclnnConvolution on ", 8},
       {{"--op", "tbc"}, "aclnnConvTbc on ", 4},
       {{"--op", "dw"}, "aclnnConvDepthwise2d on ", 5},
-      {{"--train-step"}, "training step: aclnnConvolution + aclnnConvolutionBackward on ", 8},
+      {{"--train-step"}, "training step: aclnnConvolution + aclnnConvolutionBackward on ", 12},
   };
   for (const BuiltInSet& set : sets) {
     std::vector<std::string> args = set.args;
