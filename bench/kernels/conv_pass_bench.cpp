@@ -2,7 +2,10 @@
 // fp32 buffers for one problem, per registered algorithm that accepts it, on
 // one thread count, next to the one-core FMA peak measured in the same run.
 // A measurement, not a test. Usage:
-//   conv_pass_bench [--threads N] [--repeat N] N C O G  D H W  KD KH KW  S P DL
+//   conv_pass_bench [--threads N] [--repeat N] [--operands fp32|bf16|fp16|hf32]
+//                   N C O G  D H W  KD KH KW  S P DL
+// (--operands rounds the data and offers the entries for that operand kind,
+// which run next to the fp32 entries.)
 // (S, P, DL apply to every spatial dim; the output extent follows from them.)
 
 #include <algorithm>
@@ -16,6 +19,7 @@
 
 #include "common/thread_pool.h"
 #include "kernels/conv/conv_registry.h"
+#include "kernels/convert/convert.h"
 #include "kernels/cpu/cpu_info.h"
 
 double probeFmaGflops(double seconds);  // bench/gemm/fma_peak_avx512.cpp
@@ -32,12 +36,26 @@ double seconds() {
 
 int main(int argc, char** argv) {
   int threads = 1, repeat = 5;
+  OperandValues operands = OperandValues::F32;
+  Rounding rounding = Rounding::None;
   std::vector<int64_t> v;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
     } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--operands") && i + 1 < argc) {
+      const std::string name = argv[++i];
+      const char* names[4] = {"fp32", "bf16", "fp16", "hf32"};
+      const Rounding roundings[4] = {Rounding::None, Rounding::BF16, Rounding::F16, Rounding::HF32};
+      int k = 0;
+      while (k < 4 && name != names[k]) ++k;
+      if (k == 4) {
+        std::fprintf(stderr, "--operands: fp32, bf16, fp16 or hf32, not %s\n", name.c_str());
+        return 2;
+      }
+      operands = static_cast<OperandValues>(k);
+      rounding = roundings[k];
     } else {
       v.push_back(std::atoll(argv[i]));
     }
@@ -45,7 +63,8 @@ int main(int argc, char** argv) {
   if (v.size() != 13) {
     std::fprintf(
         stderr,
-        "usage: conv_pass_bench [--threads N] [--repeat N] N C O G D H W KD KH KW S P DL\n");
+        "usage: conv_pass_bench [--threads N] [--repeat N] [--operands fp32|bf16|fp16|hf32] "
+        "N C O G D H W KD KH KW S P DL\n");
     return 2;
   }
   aclcpu::setComputeThreadCount(threads);
@@ -72,7 +91,8 @@ int main(int argc, char** argv) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
   for (auto* t : {&x, &y, &w})
-    for (float& f : *t) f = u(rng);
+    for (float& f : *t) f = roundFloat(u(rng), rounding);
+  s.operands = operands;
   const double macs = static_cast<double>(yn) * cig * s.kernel[0] * s.kernel[1] * s.kernel[2];
   const double peak = probeFmaGflops(0.3) * threads;
   std::printf("isa %s, %d threads, peak %.0f GFLOP/s, %.3f GFLOP per pass\n", isaName(activeIsa()),

@@ -24,6 +24,27 @@ struct View5 {
   int64_t strides[5] = {0, 0, 0, 0, 0};
 };
 
+// What every operand value of a convolution is exactly, after operand
+// rounding: the set low-precision kernels may rely on. BF16: a bf16 value;
+// F16 and HF32: a value of 11 or 12 significant bits, the exact sum of two
+// bf16 values (hi + lo). F32 promises nothing.
+enum class OperandValues : uint8_t { F32, BF16, F16, HF32 };
+
+// The operand values that a gather with operand rounding `r` produces.
+inline OperandValues operandValuesAfter(Rounding r) {
+  switch (r) {
+    case Rounding::BF16:
+      return OperandValues::BF16;
+    case Rounding::F16:
+      return OperandValues::F16;
+    case Rounding::HF32:
+      return OperandValues::HF32;
+    case Rounding::None:
+      break;
+  }
+  return OperandValues::F32;
+}
+
 // A convolution in normal (non-transposed) orientation with three spatial
 // dims; 1D and 2D problems are lifted with unit dims (size 1, stride 1,
 // dilation 1, padding 0).
@@ -45,6 +66,8 @@ struct ConvShape {
   int64_t stride[3] = {1, 1, 1};
   int64_t dilation[3] = {1, 1, 1};
   int64_t padBefore[3] = {0, 0, 0};
+  // Not geometry, but part of the job: which algorithms may take it.
+  OperandValues operands = OperandValues::F32;
 };
 
 }  // namespace kernels

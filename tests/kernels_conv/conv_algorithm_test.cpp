@@ -31,6 +31,7 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/conv_passes.h"
 #include "kernels/conv/conv_registry.h"
+#include "kernels/convert/convert.h"
 #include "kernels/cpu/cpu_info.h"
 #include "kernels_conv/conv_test_support.h"
 
@@ -75,6 +76,7 @@ class ShapeGenerator {
     for (;;) {
       ConvShape s;
       s.batch = pick(1, 3);
+      s.operands = operandValues();
       channels(static_cast<Channels>(pick(0, kChannelKinds - 1)), &s);
       if (!spatial(&s)) continue;
       const int64_t terms =
@@ -87,6 +89,13 @@ class ShapeGenerator {
  private:
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool chance(int percent) { return pick(0, 99) < percent; }
+
+  // What the operands are (low-precision entries take only their own): fp32
+  // 40%, each of bf16, fp16 and HF32 20%.
+  OperandValues operandValues() {
+    const int p = pick(0, 4);
+    return p <= 1 ? OperandValues::F32 : static_cast<OperandValues>(p - 1);
+  }
 
   // 1..80, half the time within 3 of a multiple of 16 (tails of one block).
   int64_t channelCount() { return chance(50) ? pick(1, 80) : 16 * pick(1, 5) - pick(0, 3); }
@@ -169,8 +178,19 @@ struct PassOperands {
   int64_t outputCount = 0;
 };
 
+// Random values in [-1, 1], rounded to what `values` promises.
+std::vector<float> operandValues(int64_t count, OperandValues values, std::mt19937& rng) {
+  std::vector<float> v = randomValues(count, rng);
+  const Rounding rounding[4] = {Rounding::None, Rounding::BF16, Rounding::F16, Rounding::HF32};
+  for (float& e : v) e = roundFloat(e, rounding[static_cast<int>(values)]);
+  return v;
+}
+
 PassOperands makeOperands(ConvPass pass, const ConvShape& s, std::mt19937& rng) {
   PassOperands op;
+  const auto randomValues = [&](int64_t count, std::mt19937& r) {
+    return operandValues(count, s.operands, r);
+  };
   switch (pass) {
     case ConvPass::Forward:
       op.a = randomValues(xCount(s), rng);
@@ -522,8 +542,15 @@ TEST_P(ConvAlgorithmEntry, MatchesReferenceOnEdgeShapes) {
   std::mt19937 rng(4242 + GetParam());
   const int threads[3] = {1, 2, 3};
   int accepted = 0, total = 0;
-  for (const ConvShape& s : edgeShapes()) {
+  for (const ConvShape& edge : edgeShapes()) {
     ++total;
+    // fp32 entries run the fp32 shape; low-precision ones each operand kind
+    // they take.
+    ConvShape s = edge;
+    for (OperandValues v : {OperandValues::BF16, OperandValues::F16, OperandValues::HF32}) {
+      if (algorithm.accepts(s)) break;
+      s.operands = v;
+    }
     if (!algorithm.accepts(s)) continue;
     ++accepted;
     if (verbose()) std::fprintf(stderr, "%s: %s\n", algorithm.name, describe(s).c_str());

@@ -32,6 +32,8 @@ inline std::string describe(const ConvShape& s) {
     out << " " << names[d] << ":i" << s.in[d] << "o" << s.out[d] << "k" << s.kernel[d] << "s"
         << s.stride[d] << "dl" << s.dilation[d] << "p" << s.padBefore[d];
   }
+  const char* operands[4] = {"", " bf16", " fp16", " hf32"};
+  out << operands[static_cast<int>(s.operands)];
   return out.str();
 }
 

@@ -1,5 +1,6 @@
 #include "kernels/conv/conv_registry.h"
 
+#include "kernels/conv/blocked/blocked_bf16_conv.h"
 #include "kernels/conv/blocked/blocked_conv.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
@@ -57,12 +58,26 @@ void blockedBackwardWeightRun(const ConvShape& s, const float* x, const float* d
   blocked::backwardWeight(isa, s, x, dy, dw, scratch);
 }
 
+// Pairs: bf16 operands; otherwise hi/lo words of fp16 or HF32 operands.
+template <bool pairs>
+bool bf16Forward(const ConvShape& s) {
+  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16Forward(s);
+}
+template <bool pairs>
+bool bf16BackwardData(const ConvShape& s) {
+  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16BackwardData(s);
+}
+
 constexpr ConvPass kF = ConvPass::Forward;
 constexpr ConvPass kD = ConvPass::BackwardData;
 constexpr ConvPass kW = ConvPass::BackwardWeight;
 
 // clang-format off
 const ConvAlgorithm kAlgorithms[] = {
+  {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
+   blocked::bf16ForwardScratchBytes, blocked::bf16Forward},
+  {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
+   blocked::bf16ForwardScratchBytes, blocked::bf16Forward},
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>},
   {"f32_conv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Dense>,
@@ -75,6 +90,10 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::scratchBytes,
    im2col_gemm::forward},
 
+  {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
+   blocked::bf16BackwardDataScratchBytes, blocked::bf16BackwardData},
+  {"bf16x2_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<false>,
+   blocked::bf16BackwardDataScratchBytes, blocked::bf16BackwardData},
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>},
   {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,

@@ -59,6 +59,7 @@ ConvBackwardProblem normaliseConvBackward(const ConvBackwardArgs& a, bool emptyP
   p.biasRounding = roundingTo(a.gradOutput->dataType);
 
   if (!emptyPath) fillShape(a, &p.shape);
+  p.shape.operands = kernels::operandValuesAfter(p.operandRounding);
   return p;
 }
 

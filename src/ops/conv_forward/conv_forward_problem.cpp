@@ -24,6 +24,7 @@ void resolveForwardNumerics(aclDataType input, aclDataType weight, int8_t cubeMa
   const aclDataType promoted = promoteConvTypes(input, weight, weight);
   const aclDataType compute = cubeMathType == 2 ? ACL_FLOAT16 : promoted;
   p->operandRounding = operandNumerics(promoted, cubeMathType).operand;
+  p->shape.operands = kernels::operandValuesAfter(p->operandRounding);
   p->resultRounding = roundingTo(compute);
   p->biasRounding = compute == ACL_FLOAT16 ? kernels::Rounding::F16 : kernels::Rounding::None;
 }

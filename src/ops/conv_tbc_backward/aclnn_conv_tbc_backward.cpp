@@ -38,6 +38,7 @@ ConvBackwardProblem normaliseConvTbc(const ConvTbcBackwardArgs& a) {
       promoteConvTypes(a.self->dataType, a.input->dataType, a.weight->dataType);
   const OperandNumerics numerics = operandNumerics(promoted, a.cubeMathType);
   p.operandRounding = numerics.operand;
+  p.shape.operands = aclcpu::kernels::operandValuesAfter(p.operandRounding);
   p.gradInputRounding = numerics.dataGrad;
   p.biasRounding = roundingTo(a.self->dataType);
   // Upstream produces gradInput in input's dtype and gradWeight in weight's

@@ -12,6 +12,7 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/blocked_kernels.h"
 #include "kernels/conv/blocked/blocked_plan.h"
+#include "kernels/conv/blocked/blocked_staging.h"
 #include "kernels/conv/conv_geometry.h"
 
 namespace aclcpu {
@@ -26,57 +27,6 @@ T* region(void* scratch, uint64_t offset) {
 
 const BlockedKernels& kernelsFor(Isa isa) {
   return isa >= Isa::Avx512 ? kAvx512Kernels : kAvx2Kernels;
-}
-
-int64_t rowsPerImage(const StagedLayout& l) { return l.blocks * l.size[0] * l.size[1]; }
-int64_t denseImageFloats(const StagedLayout& l) {
-  return l.channels * l.source[0] * l.source[1] * l.source[2];
-}
-
-// Stages `images` images starting at dense image `firstImage`.
-void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, int64_t firstImage,
-           int64_t images, float* staged) {
-  const float* src = dense + firstImage * denseImageFloats(l);
-  parallelFor(images * rowsPerImage(l),
-              [&](int64_t begin, int64_t end) { k.stageRows(src, l, begin, end, staged); });
-  if (l.slackFloats > 0)
-    std::memset(staged + l.imageStride * l.images, 0,
-                static_cast<size_t>(l.slackFloats) * sizeof(float));
-}
-
-bool isSparse(const StagedLayout& l) { return l.step[0] != 1 || l.step[1] != 1 || l.step[2] != 1; }
-
-void zeroDense(float* dense, int64_t count) {
-  constexpr int64_t kBlock = 65536;
-  parallelFor((count + kBlock - 1) / kBlock, [&](int64_t begin, int64_t end) {
-    const int64_t first = begin * kBlock, last = std::min(count, end * kBlock);
-    std::memset(dense + first, 0, static_cast<size_t>(last - first) * sizeof(float));
-  });
-}
-
-void unstage(const BlockedKernels& k, const float* staged, const StagedLayout& l,
-             int64_t firstImage, int64_t images, float* dense) {
-  float* dst = dense + firstImage * denseImageFloats(l);
-  // Reduced 1x1 strided dims: the positions no output maps to are zero.
-  if (isSparse(l)) zeroDense(dst, images * denseImageFloats(l));
-  parallelFor(images * rowsPerImage(l),
-              [&](int64_t begin, int64_t end) { k.unstageRows(staged, l, begin, end, dst); });
-}
-
-void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb) {
-  if (!b.pairs) {
-    *first = tile;
-    *nb = 1;
-    return;
-  }
-  const int64_t perGroup = (b.outPerGroup + 1) / 2;
-  const int64_t group = tile / perGroup, k = tile % perGroup;
-  *first = group * b.outPerGroup + 2 * k;
-  *nb = b.outPerGroup - 2 * k >= 2 ? 2 : 1;
-}
-
-int64_t firstReduction(const ChannelBlocks& b, int64_t outBlock) {
-  return outBlock / b.outPerGroup * b.redPerGroup;
 }
 
 // w [O, C/G, taps] of the normal convolution.
@@ -158,39 +108,20 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
 // Every (image, tile, phase, row, segment) of one staged image group.
 void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& table,
                  const float* in, const float* packed, int64_t images, float* out) {
-  // Consecutive items share the larger of one tile's weights and one
-  // image's staged input, so it stays in cache.
-  const bool imageMajor = p.in.imageStride >= p.tileWeightFloats;
-  parallelFor(images * p.blocks.tiles * p.itemsPerImageTile, [&](int64_t begin, int64_t end) {
+  parallelFor(rowItemCount(p, images), [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t outer = item / p.itemsPerImageTile;
-      const int64_t image = imageMajor ? outer / p.blocks.tiles : outer % images;
-      const int64_t tile = imageMajor ? outer % p.blocks.tiles : outer / images;
-      int64_t local = item % p.itemsPerImageTile;
-      int64_t ph = 0;
-      while (ph + 1 < p.phaseCount && p.phases[ph + 1].itemBegin <= local) ++ph;
-      const Phase& phase = p.phases[ph];
-      local -= phase.itemBegin;
-      const int64_t segment = local % phase.segments;
-      const int64_t row = local / phase.segments;
-      const int64_t rowD = row / phase.rows[1], rowH = row % phase.rows[1];
-      int64_t ob0 = 0;
-      int nb = 1;
-      tileBlocks(p.blocks, tile, &ob0, &nb);
-      const int64_t col0 = segment * p.segmentLength;
+      const RowItem r = rowItemAt(p, images, item);
       RowJob job;
-      job.in = in + image * p.in.imageStride + firstReduction(p.blocks, ob0) * p.in.blockStride +
-               rowD * phase.inRowStep[0] + rowH * phase.inRowStep[1] + col0 * p.inStep * kLanes;
-      job.taps = table.offsets + phase.tapBegin;
-      job.tapCount = phase.tapCount;
-      job.weights = packed + tile * p.tileWeightFloats + phase.weightBegin;
+      job.in = in + r.in;
+      job.taps = table.offsets + r.tapBegin;
+      job.tapCount = r.tapCount;
+      job.weights = packed + r.weights;
       job.tapStride = p.tapFloats;
-      job.out = out + image * p.out.imageStride + ob0 * p.out.blockStride + phase.outBase +
-                rowD * phase.outRowStep[0] + rowH * phase.outRowStep[1] + col0 * phase.outColStep;
-      job.outColStep = phase.outColStep;
+      job.out = out + r.out;
+      job.outColStep = r.outColStep;
       job.outBlockStride = p.out.blockStride;
-      job.count = std::min(p.segmentLength, phase.cols - col0);
-      job.nb = nb;
+      job.count = r.count;
+      job.nb = r.nb;
       job.inStep = static_cast<int>(p.inStep);
       (p.blocks.depthwise ? k.depthwiseRows : k.rows)(job);
     }

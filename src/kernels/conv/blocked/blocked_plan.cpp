@@ -373,6 +373,49 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   return ok && region.ok && sz.ok;
 }
 
+void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb) {
+  if (!b.pairs) {
+    *first = tile;
+    *nb = 1;
+    return;
+  }
+  const int64_t perGroup = (b.outPerGroup + 1) / 2;
+  const int64_t group = tile / perGroup, k = tile % perGroup;
+  *first = group * b.outPerGroup + 2 * k;
+  *nb = b.outPerGroup - 2 * k >= 2 ? 2 : 1;
+}
+
+RowItem rowItemAt(const RowPassPlan& p, int64_t images, int64_t item) {
+  // Consecutive items share the larger of one tile's weights and one
+  // image's staged input, so it stays in cache.
+  const bool imageMajor = p.in.imageStride >= p.tileWeightFloats;
+  const int64_t outer = item / p.itemsPerImageTile;
+  const int64_t image = imageMajor ? outer / p.blocks.tiles : outer % images;
+  const int64_t tile = imageMajor ? outer % p.blocks.tiles : outer / images;
+  int64_t local = item % p.itemsPerImageTile;
+  int64_t ph = 0;
+  while (ph + 1 < p.phaseCount && p.phases[ph + 1].itemBegin <= local) ++ph;
+  const Phase& phase = p.phases[ph];
+  local -= phase.itemBegin;
+  const int64_t segment = local % phase.segments;
+  const int64_t row = local / phase.segments;
+  const int64_t rowD = row / phase.rows[1], rowH = row % phase.rows[1];
+  int64_t ob0 = 0;
+  RowItem r;
+  tileBlocks(p.blocks, tile, &ob0, &r.nb);
+  const int64_t col0 = segment * p.segmentLength;
+  r.in = image * p.in.imageStride + firstReduction(p.blocks, ob0) * p.in.blockStride +
+         rowD * phase.inRowStep[0] + rowH * phase.inRowStep[1] + col0 * p.inStep * kLanes;
+  r.tapBegin = phase.tapBegin;
+  r.tapCount = phase.tapCount;
+  r.weights = tile * p.tileWeightFloats + phase.weightBegin;
+  r.out = image * p.out.imageStride + ob0 * p.out.blockStride + phase.outBase +
+          rowD * phase.outRowStep[0] + rowH * phase.outRowStep[1] + col0 * phase.outColStep;
+  r.outColStep = phase.outColStep;
+  r.count = std::min(p.segmentLength, phase.cols - col0);
+  return r;
+}
+
 bool planWeightPass(const ConvShape& s, WeightPassPlan* plan) {
   WeightPassPlan& p = *plan;
   p = WeightPassPlan{};

@@ -123,6 +123,28 @@ bool planRowPass(const ConvShape& shape, RowPassKind kind, RowPassPlan* plan,
                  TapTable* table = nullptr);
 bool planWeightPass(const ConvShape& shape, WeightPassPlan* plan);
 
+// The output blocks of one tile: the first and how many (1 or 2).
+void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb);
+// The first reduction block an output block sums over.
+inline int64_t firstReduction(const ChannelBlocks& b, int64_t outBlock) {
+  return outBlock / b.outPerGroup * b.redPerGroup;
+}
+
+// One work item of a row pass over a staged group of `images` images, as
+// offsets (in 4-byte staged elements) from the staged input, the packed
+// weights of all tiles and the staged output.
+struct RowItem {
+  int64_t in = 0, weights = 0, out = 0;
+  int64_t tapBegin = 0, tapCount = 0;
+  int64_t outColStep = 0;
+  int64_t count = 0;  // positions
+  int nb = 1;
+};
+RowItem rowItemAt(const RowPassPlan& p, int64_t images, int64_t item);
+inline int64_t rowItemCount(const RowPassPlan& p, int64_t images) {
+  return images * p.blocks.tiles * p.itemsPerImageTile;
+}
+
 }  // namespace blocked
 }  // namespace kernels
 }  // namespace aclcpu

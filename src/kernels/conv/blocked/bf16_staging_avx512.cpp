@@ -1,0 +1,127 @@
+// Staging of dense fp32 [N, C, D, H, W] tensors into word layouts for the
+// bf16 kernels: the words of 16 positions are built in registers (one vector
+// per word index) and transposed 16 x 16 along W. Only called after a cpuid
+// check. Keep this file free of library templates (see
+// f32_conv_rows_nb16_avx512.cpp).
+
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <immintrin.h>
+
+#include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/conv/blocked/staged_rows_inl.h"
+#include "kernels/simd/transpose_avx512.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+namespace {
+
+__mmask16 firstLanes(int64_t count) {
+  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
+                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
+}
+
+// Lanes holding a bf16Unsafe value.
+__mmask16 unsafeLanes(__m512i v) {
+  const __m512i e = _mm512_and_si512(_mm512_srli_epi32(v, 23), _mm512_set1_epi32(0xFF));
+  const __m512i magnitude = _mm512_and_si512(v, _mm512_set1_epi32(0x7FFFFFFF));
+  const __mmask16 special = _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF));
+  const __mmask16 tiny = _mm512_cmplt_epi32_mask(e, _mm512_set1_epi32(127 - 40)) &
+                         _mm512_cmpneq_epi32_mask(magnitude, _mm512_setzero_si512());
+  return special | tiny;
+}
+
+__m512i pairWords(__m512i even, __m512i odd) {
+  return _mm512_or_si512(_mm512_srli_epi32(even, 16),
+                         _mm512_and_si512(odd, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+}
+
+__m512i hiLoWords(__m512i v) {
+  const __m512i hi = _mm512_and_si512(v, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
+  const __m512 lo = _mm512_sub_ps(_mm512_castsi512_ps(v), _mm512_castsi512_ps(hi));
+  return pairWords(hi, _mm512_castps_si512(lo));
+}
+
+// The dense channel of word u's first element.
+int64_t firstChannel(PairKind kind, int64_t word) {
+  return kind == PairKind::Pairs ? 2 * word : word / 2;
+}
+
+}  // namespace
+
+bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
+                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
+  const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
+  const int64_t imageStride = denseChannels * channelStride;
+  int64_t lo = 0, hi = 0;
+  insideColumns(l, &lo, &hi);
+  __mmask16 unsafe = 0;
+  bool unsafeScalar = false;
+  for (int64_t row = begin; row < end; ++row) {
+    const StagedRow r = decode(l, row);
+    float* dstFloats = stagedRow(reinterpret_cast<float*>(staged), l, r);
+    if (!zeroOutsideColumns(l, r, lo, hi, dstFloats)) continue;
+    uint32_t* dst = reinterpret_cast<uint32_t*>(dstFloats);
+    const int64_t plane = l.source[1] * l.source[2];
+    const float* image = dense + r.image * imageStride + r.i0 * plane + r.i1 * l.source[2];
+    // The dense channel of each word half, or -1 for a padding channel.
+    int64_t channel[16][2];
+    for (int k = 0; k < 16; ++k) {
+      const int64_t c = firstChannel(kind, r.block * kLanes + k);
+      channel[k][0] = c < denseChannels ? c : -1;
+      channel[k][1] = kind == PairKind::Pairs && c + 1 < denseChannels ? c + 1 : -1;
+    }
+    if (l.step[2] != 1) {
+      for (int64_t q = lo; q < hi; ++q) {
+        const int64_t i = q * l.step[2] + l.first[2];
+        for (int k = 0; k < 16; ++k) {
+          const float a = channel[k][0] < 0 ? 0.0f : image[channel[k][0] * channelStride + i];
+          if (kind == PairKind::HiLo) {
+            unsafeScalar |= bf16Unsafe(a);
+            dst[q * kLanes + k] = hiLoWord(a);
+            continue;
+          }
+          const float b = channel[k][1] < 0 ? 0.0f : image[channel[k][1] * channelStride + i];
+          unsafeScalar |= bf16Unsafe(a) || bf16Unsafe(b);
+          dst[q * kLanes + k] = pairWord(a, b);
+        }
+      }
+      continue;
+    }
+    for (int64_t q = lo; q < hi; q += 16) {
+      const int64_t n = hi - q < 16 ? hi - q : 16;
+      const __mmask16 mask = firstLanes(n);
+      const float* col = image + q + l.first[2];
+      auto load = [&](int64_t c) {
+        return c < 0 ? _mm512_setzero_si512()
+                     : _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, col + c * channelStride));
+      };
+      __m512 v[16];
+#pragma GCC unroll 16
+      for (int k = 0; k < 16; ++k) {
+        if (kind == PairKind::HiLo) {
+          if (k % 2 == 1) {
+            v[k] = v[k - 1];
+            continue;
+          }
+          const __m512i a = load(channel[k][0]);
+          unsafe |= unsafeLanes(a);
+          v[k] = _mm512_castsi512_ps(hiLoWords(a));
+          continue;
+        }
+        const __m512i a = load(channel[k][0]), b = load(channel[k][1]);
+        unsafe |= unsafeLanes(a) | unsafeLanes(b);
+        v[k] = _mm512_castsi512_ps(pairWords(a, b));
+      }
+      simd::transpose16x16(v);
+      for (int64_t j = 0; j < n; ++j) _mm512_storeu_ps(dstFloats + (q + j) * kLanes, v[j]);
+    }
+  }
+  return unsafe == 0 && !unsafeScalar;
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

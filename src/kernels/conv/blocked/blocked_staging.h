@@ -1,0 +1,31 @@
+#pragma once
+// Whole-image staging steps shared by the blocked drivers (fp32 and bf16):
+// parallel loops over the staged rows of an image group.
+
+#include <cstdint>
+
+#include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/conv/blocked/blocked_plan.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+
+inline int64_t rowsPerImage(const StagedLayout& l) { return l.blocks * l.size[0] * l.size[1]; }
+inline int64_t denseImageFloats(const StagedLayout& l) {
+  return l.channels * l.source[0] * l.source[1] * l.source[2];
+}
+
+// Stages `images` images starting at dense image `firstImage`, and zeroes
+// the layout's slack.
+void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, int64_t firstImage,
+           int64_t images, float* staged);
+
+// Writes `images` staged images back to the dense tensor from `firstImage`
+// on; positions of reduced 1x1 strided dims that no staged row maps to get 0.
+void unstage(const BlockedKernels& k, const float* staged, const StagedLayout& l,
+             int64_t firstImage, int64_t images, float* dense);
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu
