@@ -59,7 +59,7 @@ OpCall convolutionBackward(const ProblemSpec& spec, const RunOptions& options) {
   call.check.outputs[kOutDX] = options.mask[0];
   call.check.outputs[kOutDW] = options.mask[1];
   call.check.outputs[kOutDB] = options.mask[2];
-  call.algorithms = kernelAlgorithms(spec, options.mask);
+  call.algorithms = kernelAlgorithms(spec, options.mask, options);
   return call;
 }
 
@@ -84,13 +84,13 @@ OpCall convTbcBackward(const ProblemSpec& spec, const RunOptions& options) {
   call.flops = 2.0 * spec.macs() * 2;
   call.check.outputs[kOutDX] = call.check.outputs[kOutDW] = call.check.outputs[kOutDB] = true;
   const bool everything[3] = {true, true, true};
-  call.algorithms = kernelAlgorithms(spec, everything);
+  call.algorithms = kernelAlgorithms(spec, everything, options);
   return call;
 }
 
 // The parts every forward operator shares: x, w and (optionally) b in,
 // y out, the forward's work and its algorithm.
-OpCall forwardCall(const char* api, const ProblemSpec& spec, bool bias,
+OpCall forwardCall(const char* api, const ProblemSpec& spec, const RunOptions& options, bool bias,
                    std::vector<OpCall::Argument> arguments) {
   OpCall call;
   call.api = api;
@@ -103,12 +103,12 @@ OpCall forwardCall(const char* api, const ProblemSpec& spec, bool bias,
   call.flops = 2.0 * spec.macs();
   call.check.outputs[kOutY] = true;
   call.check.forwardBias = bias;
-  call.algorithms = forwardAlgorithms(spec);
+  call.algorithms = forwardAlgorithms(spec, options);
   return call;
 }
 
 OpCall convolution(const ProblemSpec& spec, const RunOptions& options) {
-  OpCall call = forwardCall("aclnnConvolution", spec, options.bias,
+  OpCall call = forwardCall("aclnnConvolution", spec, options, options.bias,
                             {{"input", Role::kX, true},
                              {"weight", Role::kW, true},
                              {"bias", Role::kB, true},
@@ -130,7 +130,7 @@ OpCall convolution(const ProblemSpec& spec, const RunOptions& options) {
 }
 
 OpCall convTbc(const ProblemSpec& spec, const RunOptions& options) {
-  OpCall call = forwardCall("aclnnConvTbc", spec, true,
+  OpCall call = forwardCall("aclnnConvTbc", spec, options, true,
                             {{"self", Role::kX, true},
                              {"weight", Role::kW, true},
                              {"bias", Role::kB, true},
@@ -146,7 +146,7 @@ OpCall convTbc(const ProblemSpec& spec, const RunOptions& options) {
 }
 
 OpCall convDepthwise2d(const ProblemSpec& spec, const RunOptions& options) {
-  OpCall call = forwardCall("aclnnConvDepthwise2d", spec, options.bias,
+  OpCall call = forwardCall("aclnnConvDepthwise2d", spec, options, options.bias,
                             {{"self", Role::kX, true},
                              {"weight", Role::kW, true},
                              {"bias", Role::kB, true},
