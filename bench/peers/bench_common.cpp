@@ -25,6 +25,7 @@ HostProblem makeHostProblem(const ProblemSpec& spec, uint32_t seed) {
   problem.gradOutput = fill(spec.gradOutputShape());
   problem.input = fill(spec.inputShape());
   problem.weight = fill(spec.weightShape());
+  problem.bias = fill({spec.gradOutputShape()[1]});
   return problem;
 }
 
@@ -36,6 +37,13 @@ double relativeDifference(const std::vector<float>& a, const std::vector<float>&
     scale = std::max(scale, std::fabs(static_cast<double>(b[i])));
   }
   return scale > 0 ? diff / scale : diff;
+}
+
+double relativeDifference(const Outputs& a, const Outputs& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, relativeDifference(a[i], b[i]));
+  return worst;
 }
 
 }  // namespace peers

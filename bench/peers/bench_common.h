@@ -1,6 +1,6 @@
 #pragma once
 // What every provider in the peer benchmark shares: the problem's host data
-// (one copy, so all providers see identical inputs), the gradients a provider
+// (one copy, so all providers see identical inputs), the results a provider
 // produced (for a sanity cross-check), and best-of timing.
 
 #include <chrono>
@@ -22,24 +22,25 @@ struct TimingOptions {
 };
 
 // Inputs of one problem in PyTorch's contiguous layouts (NC[D]HW, and the
-// weight as aclnnConvolutionBackward receives it).
+// weight as aclnnConvolution[Backward] receives it): x, w and the bias of the
+// forward; gradOutput, x and w of the backward. Values in [-1, 1]; each
+// provider rounds them to its tensors' dtype the same way (host_dtype.h).
 struct HostProblem {
   ProblemSpec spec;
-  std::vector<float> gradOutput, input, weight;
+  std::vector<float> gradOutput, input, weight, bias;
 };
 
 HostProblem makeHostProblem(const ProblemSpec& spec, uint32_t seed);
 
-// Gradients in the same plain layouts as the inputs.
-struct Gradients {
-  std::vector<float> gradInput, gradWeight, gradBias;
-};
+// What a provider computed, decoded to fp32, in the plain layouts of the
+// inputs: {y} for the forward, {dX, dW, db} for the backward.
+using Outputs = std::vector<std::vector<float>>;
 
 struct Measurement {
   bool ok = false;
   std::string error;
   double seconds = 0;  // best of the timed repeats
-  Gradients gradients;
+  Outputs outputs;
 };
 
 // Runs `body` up to warmups + repeats times (see TimingOptions for the early
@@ -72,6 +73,8 @@ double bestSeconds(const TimingOptions& options, Body&& body) {
 // max |a - b| / max |b|: a coarse check that two providers solved the same
 // problem (not an accuracy test).
 double relativeDifference(const std::vector<float>& a, const std::vector<float>& b);
+// The largest relativeDifference over the outputs, pairwise.
+double relativeDifference(const Outputs& a, const Outputs& b);
 
 int64_t elementCount(const std::vector<int64_t>& shape);
 

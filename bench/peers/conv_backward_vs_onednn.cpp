@@ -1,9 +1,11 @@
-// conv_backward_vs_onednn: times our aclnnConvolutionBackward (fp32,
-// cubeMathType 0, split and fused) against oneDNN's backward primitives and
-// PyTorch's aten::convolution_backward on the same problems, same machine,
-// same thread counts, and prints times, ratios, % of the measured FMA peak,
-// the bandwidth bound of depthwise layers, workspace sizes and the kernels
-// that ran. A measurement, not a test.
+// conv_backward_vs_onednn: times our aclnnConvolutionBackward (split and
+// fused) and, with --direction, our aclnnConvolution against oneDNN's
+// primitives and PyTorch's CPU convolutions on the same problems, same
+// machine, same thread counts; fp32 cubeMathType 0 by default, and with
+// --dtype bf16 / fp16 / HF32 (fp32 tensors, cubeMathType 1) rows next to our
+// fp32 time. Prints times, ratios, % of the measured hardware peak, the
+// bandwidth bound of depthwise layers, workspace sizes and the kernels that
+// ran. A measurement, not a test.
 //
 // Each (round, thread count) is measured by a child process of its own (see
 // measure_threads.h); this process probes the machine, collects the
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -38,13 +41,24 @@ using namespace peers;
 
 void usage() {
   std::printf(
-      "usage: conv_backward_vs_onednn [PROBLEM...] [--only] [--threads LIST] [--rounds N]\n"
+      "usage: conv_backward_vs_onednn [PROBLEM...] [--only] [--direction forward|backward|all]\n"
+      "         [--dtype LIST] [--lowp-all-cases] [--threads LIST] [--rounds N]\n"
       "         [--repeat N] [--warmup N] [--cell-budget SECONDS] [--split-only | --fused-only]\n"
       "         [--no-torch] [--torch-default-malloc] [--python PATH] [--torch-script PATH]\n"
+      "         [--dnnl-inference] [--time-dnnl-reference]\n"
       "         [--markdown] [--verbose] [--print-problems] [--list]\n"
       "Runs the built-in cases (issue #6's 15 layers, then the aclnn-conv-backward defaults)\n"
       "plus the PROBLEMs given (only those with --only). PROBLEM is a compact descriptor as in\n"
       "aclnn-conv-backward, e.g. n8c64o64h56w56k3p1; --list prints the built-in ones.\n"
+      "--direction D   backward (default: aclnnConvolutionBackward), forward (aclnnConvolution\n"
+      "                with bias) or all (both)\n"
+      "--dtype LIST    fp32 (default), bf16, fp16, hf32 (fp32 tensors, cubeMathType 1), e.g.\n"
+      "                fp32,bf16,fp16,hf32; low-precision rows also show our fp32 time (and\n"
+      "                fp16 rows our bf16 time), measured in the same run\n"
+      "--lowp-all-cases  low-precision rows on every case (default: the 10 cases --list marks)\n"
+      "--dnnl-inference  oneDNN forward with forward_inference (default forward_training)\n"
+      "--time-dnnl-reference  also time oneDNN primitives that are reference implementations\n"
+      "                (skipped by default: tens of seconds per call)\n"
       "--threads LIST  thread counts, e.g. 1,2 (default): each is measured in a process of its\n"
       "                own with ACLNN_CPU_THREADS, omp_set_num_threads and torch.set_num_threads\n"
       "--rounds N      repeat everything N times (default 2), keep the best per cell\n"
@@ -57,6 +71,31 @@ void usage() {
       "gradients per call and re-faulting them costs 50-200 ms on a VM);\n"
       "--torch-default-malloc runs it with glibc's defaults instead.\n"
       "--print-problems writes the JSON lines torch_conv_backward.py reads, and exits.\n");
+}
+
+bool parseDirection(const std::string& text, std::vector<Direction>* directions) {
+  if (text == "forward")
+    *directions = {Direction::Forward};
+  else if (text == "backward")
+    *directions = {Direction::Backward};
+  else if (text == "all")
+    *directions = {Direction::Forward, Direction::Backward};
+  else
+    return false;
+  return true;
+}
+
+bool parsePrecisionList(const std::string& text, std::vector<Precision>* precisions) {
+  precisions->clear();
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    Precision p;
+    if (!parsePrecision(item, &p)) return false;
+    if (std::find(precisions->begin(), precisions->end(), p) == precisions->end())
+      precisions->push_back(p);
+  }
+  std::sort(precisions->begin(), precisions->end());
+  return !precisions->empty();
 }
 
 bool parseThreadList(const std::string& text, std::vector<int>* threads) {
@@ -73,7 +112,7 @@ bool parseThreadList(const std::string& text, std::vector<int>* threads) {
 enum class Action { Run, PrintProblems, List, Fail };
 
 Action parseArguments(int argc, char** argv, RunOptions* o) {
-  bool onlyGiven = false;
+  bool onlyGiven = false, lowPrecisionAllCases = false;
   Action action = Action::Run;
   o->threads = {1, 2};
   std::vector<ProblemSpec> given;
@@ -90,6 +129,22 @@ Action parseArguments(int argc, char** argv, RunOptions* o) {
         std::fprintf(stderr, "--threads takes a list of positive counts, e.g. 1,2\n");
         return Action::Fail;
       }
+    } else if (arg == "--direction" && hasValue) {
+      if (!parseDirection(argv[++i], &o->directions)) {
+        std::fprintf(stderr, "--direction takes forward, backward or all\n");
+        return Action::Fail;
+      }
+    } else if (arg == "--dtype" && hasValue) {
+      if (!parsePrecisionList(argv[++i], &o->precisions)) {
+        std::fprintf(stderr, "--dtype takes a list of fp32, bf16, fp16, hf32\n");
+        return Action::Fail;
+      }
+    } else if (arg == "--lowp-all-cases") {
+      lowPrecisionAllCases = true;
+    } else if (arg == "--dnnl-inference") {
+      o->dnnlInference = true;
+    } else if (arg == "--time-dnnl-reference") {
+      o->timeDnnlReference = true;
     } else if (arg == "--repeat" && hasValue) {
       o->timing.repeats = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--warmup" && hasValue) {
@@ -137,16 +192,28 @@ Action parseArguments(int argc, char** argv, RunOptions* o) {
     return Action::Fail;
   }
   if (!onlyGiven) o->problems = benchmarkCases();
+  std::vector<size_t> lowPrecision =
+      lowPrecisionAllCases || onlyGiven ? std::vector<size_t>() : lowPrecisionCases(o->problems);
   for (const ProblemSpec& spec : given) {
-    const bool known =
-        std::any_of(o->problems.begin(), o->problems.end(),
-                    [&](const ProblemSpec& p) { return p.compact() == spec.compact(); });
-    if (!known) o->problems.push_back(spec);
+    const auto known =
+        std::find_if(o->problems.begin(), o->problems.end(),
+                     [&](const ProblemSpec& p) { return p.compact() == spec.compact(); });
+    const size_t index = static_cast<size_t>(known - o->problems.begin());
+    if (known == o->problems.end()) o->problems.push_back(spec);
+    // A problem named on the command line gets low-precision rows too.
+    if (std::find(lowPrecision.begin(), lowPrecision.end(), index) == lowPrecision.end())
+      lowPrecision.push_back(index);
   }
   if (o->problems.empty()) {
     std::fprintf(stderr, "no problems (--only needs at least one PROBLEM)\n");
     return Action::Fail;
   }
+  std::vector<size_t> all(o->problems.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (lowPrecisionAllCases || onlyGiven) lowPrecision = all;
+  std::sort(lowPrecision.begin(), lowPrecision.end());
+  o->lowPrecisionCases = lowPrecision;
+  o->sweeps = planSweeps(o->directions, o->precisions, all, lowPrecision);
   if (o->torchOptions.script.empty())
     o->torchOptions.script = std::string(PEERS_SOURCE_DIR) + "/torch_conv_backward.py";
   o->torchOptions.warmups = o->timing.warmups;
@@ -158,7 +225,7 @@ Action parseArguments(int argc, char** argv, RunOptions* o) {
 }
 
 // Measures one thread count in a child process and folds its results in.
-bool measureInChild(const RunOptions& o, int threads, std::vector<CaseResult>* results) {
+bool measureInChild(const RunOptions& o, int threads, SweepResults* results) {
   int fds[2];
   if (pipe(fds) != 0) return false;
   std::fflush(nullptr);  // the child must not repeat buffered output
@@ -194,27 +261,36 @@ int main(int argc, char** argv) {
   const Action action = parseArguments(argc, argv, &o);
   if (action == Action::Fail) return 2;
   if (action == Action::PrintProblems) {
-    std::fputs(torchProblemLines(o.problems).c_str(), stdout);
+    std::vector<TorchJobRef> where;
+    std::fputs(torchProblemLines(torchJobs(o.sweeps, o.problems, &where)).c_str(), stdout);
     return 0;
   }
   if (action == Action::List) {
-    for (const ProblemSpec& p : o.problems)
-      std::printf("%-28s %s\n", p.compact().c_str(), p.name.c_str());
+    printCaseList(o);
     return 0;
   }
+  const bool lowPrecision = std::any_of(o.precisions.begin(), o.precisions.end(), isLowPrecision);
   // Before any compute library starts threads (and before the children fork).
-  std::fprintf(stderr, "probing FMA peak and copy bandwidth...\n");
-  const MachineInfo machine = probeMachine(o.threads);
+  std::fprintf(stderr, "probing %s and copy bandwidth...\n",
+               lowPrecision ? "FMA, AVX512-BF16 and AMX peaks" : "FMA peak");
+  const MachineInfo machine = probeMachine(o.threads, lowPrecision);
 
-  std::map<int, std::vector<CaseResult>> results;
-  for (int t : o.threads) results[t].resize(o.problems.size());
+  const auto start = std::chrono::steady_clock::now();
+  std::map<int, SweepResults> results;
+  for (int t : o.threads)
+    results[t].assign(o.sweeps.size(), std::vector<CaseResult>(o.problems.size()));
   bool ok = true;
   for (int round = 0; round < o.rounds; ++round) {
     for (int t : o.threads) {
-      std::fprintf(stderr, "round %d of %d, %d thread(s)...\n", round + 1, o.rounds, t);
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::fprintf(stderr, "round %d of %d, %d thread(s)... (%.0f s so far)\n", round + 1, o.rounds,
+                   t, elapsed);
       ok = measureInChild(o, t, &results[t]) && ok;
     }
   }
+  std::fprintf(stderr, "measured in %.0f s\n",
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   printReport(o, machine, results);
   return ok ? 0 : 1;
 }

@@ -8,9 +8,11 @@
 
 namespace peers {
 
-// Sets every provider to `threads` threads, measures every case (ours, then
-// oneDNN, per case; PyTorch for all cases at the end) and writes each case's
-// CaseResult lines to `out` as soon as they are known. Returns an exit status.
+// Sets every provider to `threads` threads, measures every sweep's cases
+// (per direction and case: ours in every precision of a sweep that has the
+// case, fp32 first, then oneDNN; PyTorch for all jobs at the end) and writes
+// each result's lines to `out` as soon as they are known. Returns an exit
+// status.
 int measureAtThreadCount(const RunOptions& options, int threads, FILE* out);
 
 }  // namespace peers

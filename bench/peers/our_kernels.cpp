@@ -5,7 +5,7 @@
 
 namespace peers {
 
-OurKernels ourKernels(const ProblemSpec& spec) {
+OurKernels ourKernels(const ProblemSpec& spec, aclcpu::kernels::OperandValues operands) {
   // Normal orientation: for a transposed problem x is its gradOutput and y
   // its input; 1D and 2D occupy the trailing spatial slots.
   const auto x = spec.transposed ? spec.gradOutputShape() : spec.inputShape();
@@ -14,6 +14,7 @@ OurKernels ourKernels(const ProblemSpec& spec) {
   const auto stride = spec.strideArray(), dilation = spec.dilationArray(),
              padding = spec.paddingArray();
   aclcpu::kernels::ConvShape shape;
+  shape.operands = operands;
   shape.batch = x[0];
   shape.inChannels = x[1];
   shape.outChannels = w[0];
@@ -32,6 +33,8 @@ OurKernels ourKernels(const ProblemSpec& spec) {
   k.data = spec.transposed ? aclcpu::kernels::forwardAlgorithmName(shape)
                            : aclcpu::kernels::backwardDataAlgorithmName(shape);
   k.weight = aclcpu::kernels::backwardWeightAlgorithmName(shape);
+  k.forward = spec.transposed ? aclcpu::kernels::backwardDataAlgorithmName(shape)
+                              : aclcpu::kernels::forwardAlgorithmName(shape);
   return k;
 }
 

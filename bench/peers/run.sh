@@ -4,6 +4,8 @@
 #   bench/peers/run.sh                                  # every case, 1 and 2 threads, 2 rounds
 #   bench/peers/run.sh --markdown --verbose             # the table for README.md
 #   bench/peers/run.sh --only n8c64o64h56w56k3p1 --threads 1 --rounds 1
+#   bench/peers/run.sh --direction forward               # aclnnConvolution, fp32
+#   bench/peers/run.sh --direction all --dtype fp32,bf16,fp16,hf32   # everything
 # ACLNN_CPU_BUILD_DIR picks the library build directory (default build-bench);
 # JOBS the build parallelism (default 2).
 set -eu

@@ -40,11 +40,28 @@ std::string shellQuoted(const std::string& text) {
 
 }  // namespace
 
-std::string torchProblemLines(const std::vector<ProblemSpec>& problems) {
+std::vector<TorchJob> torchJobs(const std::vector<Sweep>& sweeps,
+                                const std::vector<ProblemSpec>& problems,
+                                std::vector<TorchJobRef>* where) {
+  std::vector<TorchJob> jobs;
+  where->clear();
+  for (size_t s = 0; s < sweeps.size(); ++s) {
+    if (!sweeps[s].peers) continue;
+    for (size_t c : sweeps[s].cases) {
+      jobs.push_back({&problems[c], sweeps[s].direction, sweeps[s].precision});
+      where->push_back({s, c});
+    }
+  }
+  return jobs;
+}
+
+std::string torchProblemLines(const std::vector<TorchJob>& jobs) {
   std::ostringstream out;
-  for (size_t i = 0; i < problems.size(); ++i) {
-    const ProblemSpec& p = problems[i];
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const ProblemSpec& p = *jobs[i].problem;
     out << "{\"index\": " << i << ", \"name\": " << quoted(p.name)
+        << ", \"direction\": " << quoted(directionName(jobs[i].direction))
+        << ", \"dtype\": " << quoted(precisionName(jobs[i].precision))
         << ", \"descriptor\": " << quoted(p.compact())
         << ", \"grad_output\": " << jsonList(p.gradOutputShape())
         << ", \"input\": " << jsonList(p.inputShape())
@@ -58,18 +75,18 @@ std::string torchProblemLines(const std::vector<ProblemSpec>& problems) {
   return out.str();
 }
 
-std::vector<TorchTiming> runTorch(const std::vector<ProblemSpec>& problems,
-                                  const TorchOptions& options, std::string* error) {
+std::vector<TorchTiming> runTorch(const std::vector<TorchJob>& jobs, const TorchOptions& options,
+                                  std::string* error) {
   char path[] = "/tmp/conv_backward_peers_XXXXXX";
   const int fd = mkstemp(path);
   if (fd < 0) {
     *error = "cannot create a temporary file";
     return {};
   }
-  const std::string lines = torchProblemLines(problems);
+  const std::string lines = torchProblemLines(jobs);
   const bool written = write(fd, lines.data(), lines.size()) == static_cast<ssize_t>(lines.size());
   close(fd);
-  std::vector<TorchTiming> timings(problems.size());
+  std::vector<TorchTiming> timings(jobs.size());
   if (!written) {
     unlink(path);
     *error = "cannot write the problem list";
@@ -94,7 +111,8 @@ std::vector<TorchTiming> runTorch(const std::vector<ProblemSpec>& problems,
     return {};
   }
   // The script prints "<index> <split ms> <fused ms> <descriptor> <backend...>"
-  // per problem (nan where it did not run); lines starting '#' are comments.
+  // per backward job, "<index> <forward ms> nan <descriptor> <backend...>" per
+  // forward job (nan where it did not run); lines starting '#' are comments.
   char line[1024];
   int parsed = 0;
   auto seconds = [](const char* text) {
@@ -107,10 +125,14 @@ std::vector<TorchTiming> runTorch(const std::vector<ProblemSpec>& problems,
     char split[64], fused[64];
     int consumed = 0;
     if (std::sscanf(line, "%zu %63s %63s %*s %n", &index, split, fused, &consumed) < 3 ||
-        index >= problems.size())
+        index >= jobs.size())
       continue;
-    timings[index].splitSeconds = seconds(split);
-    timings[index].fusedSeconds = seconds(fused);
+    if (jobs[index].direction == Direction::Forward) {
+      timings[index].forwardSeconds = seconds(split);
+    } else {
+      timings[index].splitSeconds = seconds(split);
+      timings[index].fusedSeconds = seconds(fused);
+    }
     std::string backend = consumed > 0 ? line + consumed : "";
     while (!backend.empty() && (backend.back() == '\n' || backend.back() == ' '))
       backend.pop_back();

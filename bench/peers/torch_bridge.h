@@ -6,12 +6,29 @@
 #include <vector>
 
 #include "problem_spec.h"
+#include "sweep.h"
 
 namespace peers {
 
-// One JSON object per line describing the aten::convolution_backward call;
-// problems PyTorch cannot express (asymmetric padding) carry "padding": null.
-std::string torchProblemLines(const std::vector<ProblemSpec>& problems);
+// One PyTorch measurement: a problem in one direction and dtype.
+struct TorchJob {
+  const ProblemSpec* problem = nullptr;
+  Direction direction = Direction::Backward;
+  Precision precision = Precision::Fp32;  // fp32 or bf16
+};
+
+// The jobs of every sweep that has peers, in sweep order (index = position).
+struct TorchJobRef {
+  size_t sweep = 0, caseIndex = 0;
+};
+std::vector<TorchJob> torchJobs(const std::vector<Sweep>& sweeps,
+                                const std::vector<ProblemSpec>& problems,
+                                std::vector<TorchJobRef>* where);
+
+// One JSON object per line describing the call (its "index" is the job's
+// position); problems PyTorch cannot express (asymmetric padding) carry
+// "padding": null.
+std::string torchProblemLines(const std::vector<TorchJob>& jobs);
 
 struct TorchOptions {
   std::string python = "/usr/bin/python3";
@@ -29,13 +46,14 @@ struct TorchOptions {
 
 struct TorchTiming {
   // Negative where PyTorch failed, could not run it, or the mode was not asked for.
-  double splitSeconds = -1, fusedSeconds = -1;
+  double splitSeconds = -1, fusedSeconds = -1;  // backward jobs
+  double forwardSeconds = -1;                   // forward jobs
   std::string backend;  // the ConvBackend PyTorch picks, or why it did not run
 };
 
-// One entry per problem; empty (and *error set) if the script could not be
-// run at all.
-std::vector<TorchTiming> runTorch(const std::vector<ProblemSpec>& problems,
-                                  const TorchOptions& options, std::string* error);
+// One entry per job; empty (and *error set) if the script could not be run
+// at all.
+std::vector<TorchTiming> runTorch(const std::vector<TorchJob>& jobs, const TorchOptions& options,
+                                  std::string* error);
 
 }  // namespace peers

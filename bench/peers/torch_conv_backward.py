@@ -1,13 +1,18 @@
 #!/usr/bin/python3
-"""Times torch.ops.aten.convolution_backward (fp32, CPU), split and fused.
+"""Times PyTorch's CPU convolutions (fp32 or bf16): the backward, split and fused, or the forward.
 
 Reads one JSON object per line (stdin or the file given), as printed by
 `conv_backward_vs_onednn --print-problems`, and prints per problem
     <index> <split ms> <fused ms> <descriptor> <PyTorch backend>
-where split is one call with output_mask [True, False, False] (dX) followed by
-one with [False, True, True] (dW, db), and fused one call with [True, True, True];
-each the best of the timed runs ("nan" when PyTorch cannot run the problem, e.g.
-asymmetric padding, or the mode was not asked for).
+for a backward problem ("direction" "backward", the default), where split is one
+torch.ops.aten.convolution_backward call with output_mask [True, False, False]
+(dX) followed by one with [False, True, True] (dW, db), and fused one call with
+[True, True, True]; and
+    <index> <forward ms> nan <descriptor> <PyTorch backend>
+for a forward problem ("direction" "forward"): torch.nn.functional.conv{1,2,3}d
+or conv_transpose{1,2,3}d with bias. "dtype" "bf16" makes every tensor bfloat16
+(default "fp32"). Each time is the best of the timed runs ("nan" when PyTorch
+cannot run the problem, e.g. asymmetric padding, or the mode was not asked for).
 Run with the Debian interpreter, /usr/bin/python3, which has python3-torch.
 """
 
@@ -17,6 +22,9 @@ import sys
 import time
 
 import torch
+import torch.nn.functional as F
+
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
 def best_ms(call, warmup, repeat, budget, min_repeat=2):
@@ -47,14 +55,32 @@ def backend_name(p, grad_input_probe, weight):
         return "?"
 
 
+def forward_call(p, x, weight, bias):
+    """The functional forward of the problem's rank and orientation."""
+    dims = len(p["input"]) - 2
+    if p["transposed"]:
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[dims - 1]
+        return lambda: conv(x, weight, bias, p["stride"], p["padding"], p["output_padding"],
+                            p["groups"], p["dilation"])
+    conv = (F.conv1d, F.conv2d, F.conv3d)[dims - 1]
+    return lambda: conv(x, weight, bias, p["stride"], p["padding"], p["dilation"], p["groups"])
+
+
 def time_problem(p, args):
     nan = float("nan")
     if p["padding"] is None:
         return nan, nan, "asymmetric padding unsupported"
+    dtype = DTYPES[p.get("dtype", "fp32")]
     gen = torch.Generator().manual_seed(1)
-    rand = lambda shape: torch.rand(shape, generator=gen) * 2 - 1
+    rand = lambda shape: (torch.rand(shape, generator=gen) * 2 - 1).to(dtype)
     grad_output, x, weight = rand(p["grad_output"]), rand(p["input"]), rand(p["weight"])
     bias_sizes = [p["grad_output"][1]]
+    timing = (args.warmup, args.repeat, args.budget)
+
+    if p.get("direction", "backward") == "forward":
+        call = forward_call(p, x, weight, rand(bias_sizes))
+        with torch.no_grad():
+            return best_ms(call, *timing), nan, backend_name(p, x, weight)
 
     def backward(mask):
         return torch.ops.aten.convolution_backward(
@@ -65,7 +91,6 @@ def time_problem(p, args):
         backward([True, False, False])
         backward([False, True, True])
 
-    timing = (args.warmup, args.repeat, args.budget)
     with torch.no_grad():
         split_ms = best_ms(split, *timing) if "split" in args.modes else nan
         fused_ms = best_ms(lambda: backward([True, True, True]), *timing) \

@@ -68,6 +68,11 @@ bool bf16BackwardData(const ConvShape& s) {
   return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16BackwardData(s);
 }
 
+template <bool pairs>
+bool bf16BackwardWeight(const ConvShape& s) {
+  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16BackwardWeight(s);
+}
+
 constexpr ConvPass kF = ConvPass::Forward;
 constexpr ConvPass kD = ConvPass::BackwardData;
 constexpr ConvPass kW = ConvPass::BackwardWeight;
@@ -107,6 +112,10 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_bwdd_col2im_gemm", kD, Isa::Scalar, always, im2col_gemm::scratchBytes,
    im2col_gemm::backwardData},
 
+  {"bf16_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<true>,
+   blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight},
+  {"bf16x2_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<false>,
+   blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>},

@@ -9,32 +9,13 @@
 
 #include <cstring>
 
+#include "kernels/conv/blocked/amx_tiles_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
 namespace {
-
-struct alignas(64) TileConfig {
-  uint8_t palette = 1;
-  uint8_t startRow = 0;
-  uint8_t reserved[14] = {};
-  uint16_t bytesPerRow[16] = {};
-  uint8_t rows[16] = {};
-};
-
-// Every tile 16 rows of 64 bytes. Loaded for every job: other code in the
-// process (another library's AMX kernels) may have changed the thread's
-// configuration since, and loading it costs far less than one job.
-void configureTiles() {
-  TileConfig c;
-  for (int t = 0; t < 8; ++t) {
-    c.bytesPerRow[t] = 64;
-    c.rows[t] = 16;
-  }
-  _tile_loadconfig(&c);
-}
 
 // Copies the first `rows` rows of a 16 x 16 tile image to out.
 void copyRows(const float* tile, float* out, int64_t stride, int rows) {
@@ -120,7 +101,7 @@ void runTiles(const Bf16RowJob& j, int64_t t0, int lastRows) {
 }  // namespace
 
 void bf16_conv_rows_m16n16_amx(const Bf16RowJob& job) {
-  configureTiles();
+  configureAmxTiles();
   const int maxTiles = job.nb == 2 ? 2 : 4;
   for (int64_t t = 0; t < job.count;) {
     const int64_t left = job.count - t;

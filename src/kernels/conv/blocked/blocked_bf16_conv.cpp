@@ -59,6 +59,16 @@ bool planWords(const ConvShape& s, RowPassKind pass, WordPlan* wp, TapTable* tab
   }
   RowPassPlan& p = wp->rows;
   if (!planRowPass(wp->words, pass, &p, table)) return false;
+  // Tiles of one output block: the kernel then runs 64 positions x 16
+  // channels per weight tile load, so big weight sets stream from L2 at a
+  // quarter of the bytes per tile product of 2 x 2 blocking.
+  if (p.blocks.pairs) {
+    p.blocks.pairs = false;
+    p.blocks.tiles = p.blocks.outBlocks;
+    p.tapFloats = kLanes * kLanes;
+    for (int64_t i = 0; i < p.phaseCount; ++i) p.phases[i].weightBegin = p.phases[i].tapBegin * p.tapFloats;
+    p.tileWeightFloats = p.tapsPerTile * p.tapFloats;
+  }
   Regions r;
   wp->inOffset = r.take(p.in.floats + kSlackWords, sizeof(uint32_t));
   wp->outOffset = r.take(p.out.floats, sizeof(float));

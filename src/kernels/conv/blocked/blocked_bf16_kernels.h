@@ -36,11 +36,68 @@ struct Bf16RowJob {
 };
 void bf16_conv_rows_m16n16_amx(const Bf16RowJob& job);
 
+// The weight gradient of one tap over a list of K-step segments, for up to
+// 2 x 2 (input-channel block, output-channel block) tiles:
+//   dw[a][b][i][o] = sum over segments, then steps s, of the tile dot product
+//     of x rows (channel a * 16 + i) at x + xTapBytes + s * 64 with dy pair
+//     rows at dy + b * dyBlockBytes + s * 1024
+// stored at dw + a * dwIcBlockFloats + b * dwOcBlockFloats, 16 rows (input
+// channels) of 16 floats (output channels); with `accumulate` added to what
+// is there, in that order.
+struct Bf16WeightSegment {
+  const uint8_t* x = nullptr;   // channel 0 of input block 0, step 0
+  const uint8_t* dy = nullptr;  // output block 0, step 0
+  int64_t steps = 0;
+};
+struct Bf16WeightJob {
+  const Bf16WeightSegment* segments = nullptr;
+  int64_t segmentCount = 0;
+  int64_t xTapBytes = 0;
+  int64_t xChannelBytes = 0;       // between the rows of an x tile
+  int64_t xBlockBytes = 0;         // between input blocks (16 channels)
+  int64_t dyBlockBytes = 0;        // between output blocks
+  int icBlocks = 1, ocBlocks = 1;  // 1 or 2 each
+  float* dw = nullptr;
+  int64_t dwIcBlockFloats = 0, dwOcBlockFloats = 0;
+  bool accumulate = false;
+};
+void bf16_convbwdw_m16n16_amx(const Bf16WeightJob& job);
+
 // Stages rows [begin, end) of `l`, whose channels are words, from the
 // dense fp32 [N, denseChannels, D, H, W] tensor. False when a value is
 // bf16Unsafe (the words are then still written).
 bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
                           const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged);
+
+// Staging for the weight gradient. x: for each (image, channel) a padded
+// plane volume of `planeEntries` positions (the first `channels` channels
+// of `channelBlocks * 16`; the rest zero), `entries` bf16 per position (1:
+// the value; 4 for HiLo: hi, lo, hi, lo). Item i of [begin, end) is the
+// staged (image, channel) pair i.
+struct Bf16PlaneLayout {
+  int64_t channels = 0, paddedChannels = 0;
+  int64_t source[3] = {1, 1, 1};  // dense extents
+  int64_t size[3] = {1, 1, 1};    // padded extents
+  int64_t first[3] = {0, 0, 0};   // source index of padded position 0
+  int64_t entries = 1;            // bf16 per position
+  int64_t channelEntries = 0;     // bf16 per channel (size volume * entries)
+};
+bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
+                            int64_t begin, int64_t end, uint16_t* staged);
+
+// dy as pair rows: for each (image, 16-channel block) the flat positions
+// p = (od * rowsPerPlane + oh) * rowLength + ow for p < positions (zero where
+// oh >= out[1] or ow >= out[2]), as rows of 16 words: Pairs: row r holds
+// positions 2r and 2r + 1; HiLo: position p gives rows 2p (hi, lo) and
+// 2p + 1 (lo, hi). `rows` rows per (image, block), zero past the positions.
+struct Bf16PairRowLayout {
+  int64_t channels = 0, blocks = 0;
+  int64_t out[3] = {1, 1, 1};  // dense extents
+  int64_t rowsPerPlane = 0, rowLength = 0;
+  int64_t positions = 0, rows = 0;
+};
+bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
+                              int64_t begin, int64_t end, uint32_t* staged);
 
 }  // namespace blocked
 }  // namespace kernels

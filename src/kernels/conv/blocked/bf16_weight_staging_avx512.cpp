@@ -1,0 +1,165 @@
+// Staging for the AMX weight gradient: x as padded bf16 planes (positions
+// contiguous, the K order of the x tiles) and dy as pair rows (two positions
+// or the hi/lo parts of one per 16-channel row, the K order of the dy
+// tiles). Only called after a cpuid check. Keep this file free of library
+// templates (see f32_conv_rows_nb16_avx512.cpp).
+
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/simd/transpose_avx512.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+namespace {
+
+__mmask16 firstLanes(int64_t count) {
+  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
+                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
+}
+
+__mmask16 unsafeLanes(__m512i v) {
+  const __m512i e = _mm512_and_si512(_mm512_srli_epi32(v, 23), _mm512_set1_epi32(0xFF));
+  const __m512i magnitude = _mm512_and_si512(v, _mm512_set1_epi32(0x7FFFFFFF));
+  const __mmask16 special = _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF));
+  const __mmask16 tiny = _mm512_cmplt_epi32_mask(e, _mm512_set1_epi32(127 - 40)) &
+                         _mm512_cmpneq_epi32_mask(magnitude, _mm512_setzero_si512());
+  return special | tiny;
+}
+
+// A function, not a constant: a namespace-scope vector would be built at
+// load time, before any cpuid check.
+__m512i highHalves() { return _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)); }
+
+__m512i pairWords(__m512i even, __m512i odd) {
+  return _mm512_or_si512(_mm512_srli_epi32(even, 16), _mm512_and_si512(odd, highHalves()));
+}
+__m512i highPart(__m512i v) { return _mm512_and_si512(v, highHalves()); }
+__m512i lowPart(__m512i v, __m512i hi) {
+  return _mm512_castps_si512(_mm512_sub_ps(_mm512_castsi512_ps(v), _mm512_castsi512_ps(hi)));
+}
+
+}  // namespace
+
+bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
+                            int64_t begin, int64_t end, uint16_t* staged) {
+  const int64_t plane = l.source[1] * l.source[2];
+  const int64_t channelFloats = l.source[0] * plane;
+  const int64_t e = l.entries;
+  __mmask16 unsafe = 0;
+  const __m512i dupLow = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
+  const __m512i dupHigh =
+      _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
+  // Columns [lo, hi) of a padded row map inside the source.
+  const int64_t lo = l.first[2] >= 0 ? 0 : (-l.first[2] < l.size[2] ? -l.first[2] : l.size[2]);
+  int64_t hi = l.source[2] - l.first[2];
+  if (hi > l.size[2]) hi = l.size[2];
+  if (hi < lo) hi = lo;
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t image = item / l.paddedChannels, channel = item % l.paddedChannels;
+    uint16_t* dst = staged + item * l.channelEntries;
+    if (channel >= l.channels) {
+      std::memset(dst, 0, static_cast<size_t>(l.channelEntries) * sizeof(uint16_t));
+      continue;
+    }
+    const float* src = dense + (image * l.channels + channel) * channelFloats;
+    for (int64_t q0 = 0; q0 < l.size[0]; ++q0) {
+      for (int64_t q1 = 0; q1 < l.size[1]; ++q1) {
+        uint16_t* row = dst + (q0 * l.size[1] + q1) * l.size[2] * e;
+        const int64_t i0 = q0 + l.first[0], i1 = q1 + l.first[1];
+        if (i0 < 0 || i0 >= l.source[0] || i1 < 0 || i1 >= l.source[1] || hi == lo) {
+          std::memset(row, 0, static_cast<size_t>(l.size[2] * e) * sizeof(uint16_t));
+          continue;
+        }
+        std::memset(row, 0, static_cast<size_t>(lo * e) * sizeof(uint16_t));
+        std::memset(row + hi * e, 0, static_cast<size_t>((l.size[2] - hi) * e) * sizeof(uint16_t));
+        const float* line = src + i0 * plane + i1 * l.source[2] + l.first[2];
+        for (int64_t q = lo; q < hi; q += 16) {
+          const int64_t n = hi - q < 16 ? hi - q : 16;
+          const __mmask16 mask = firstLanes(n);
+          const __m512i v = _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, line + q));
+          unsafe |= unsafeLanes(v);
+          if (kind == PairKind::Pairs) {
+            _mm256_mask_storeu_epi16(row + q, mask,
+                                     _mm512_cvtepi32_epi16(_mm512_srli_epi32(v, 16)));
+            continue;
+          }
+          const __m512i h = highPart(v);
+          const __m512i words = pairWords(h, lowPart(v, h));
+          uint32_t* out = reinterpret_cast<uint32_t*>(row + q * 4);
+          const int64_t first = n < 8 ? n : 8;
+          _mm512_mask_storeu_epi32(out, firstLanes(2 * first),
+                                   _mm512_permutexvar_epi32(dupLow, words));
+          if (n > 8)
+            _mm512_mask_storeu_epi32(out + 16, firstLanes(2 * (n - 8)),
+                                     _mm512_permutexvar_epi32(dupHigh, words));
+        }
+      }
+    }
+  }
+  return unsafe == 0;
+}
+
+bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
+                              int64_t begin, int64_t end, uint32_t* staged) {
+  const int64_t plane = l.out[1] * l.out[2];
+  const int64_t channelFloats = l.out[0] * plane;
+  __mmask16 unsafe = 0;
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t image = item / l.blocks, block = item % l.blocks;
+    uint32_t* dst = staged + item * l.rows * 16;
+    int64_t row = 0;
+    bool carrying = false;
+    __m512i carry = _mm512_setzero_si512();
+    auto emit = [&](__m512i v) {
+      if (kind == PairKind::HiLo) {
+        const __m512i h = highPart(v), lo = lowPart(v, h);
+        _mm512_storeu_si512(dst + 16 * row++, pairWords(h, lo));
+        _mm512_storeu_si512(dst + 16 * row++, pairWords(lo, h));
+      } else if (carrying) {
+        _mm512_storeu_si512(dst + 16 * row++, pairWords(carry, v));
+        carrying = false;
+      } else {
+        carry = v;
+        carrying = true;
+      }
+    };
+    const int64_t channels = l.channels - block * 16 < 16 ? l.channels - block * 16 : 16;
+    const float* src = dense + (image * l.channels + block * 16) * channelFloats;
+    for (int64_t p0 = 0; p0 < l.positions; p0 += l.rowLength) {
+      const int64_t flatRow = p0 / l.rowLength;
+      const int64_t od = flatRow / l.rowsPerPlane, oh = flatRow % l.rowsPerPlane;
+      const int64_t count = l.positions - p0 < l.rowLength ? l.positions - p0 : l.rowLength;
+      int64_t data = od < l.out[0] && oh < l.out[1] ? l.out[2] : 0;
+      if (data > count) data = count;
+      for (int64_t q = 0; q < data; q += 16) {
+        const float* line = src + od * plane + oh * l.out[2];
+        const int64_t n = data - q < 16 ? data - q : 16;
+        const __mmask16 mask = firstLanes(n);
+        __m512 v[16];
+#pragma GCC unroll 16
+        for (int c = 0; c < 16; ++c) {
+          v[c] = c < channels ? _mm512_maskz_loadu_ps(mask, line + c * channelFloats + q)
+                              : _mm512_setzero_ps();
+          unsafe |= unsafeLanes(_mm512_castps_si512(v[c]));
+        }
+        simd::transpose16x16(v);
+        for (int64_t j = 0; j < n; ++j) emit(_mm512_castps_si512(v[j]));
+      }
+      for (int64_t q = data; q < count; ++q) emit(_mm512_setzero_si512());
+    }
+    if (carrying) emit(_mm512_setzero_si512());
+    std::memset(dst + 16 * row, 0, static_cast<size_t>((l.rows - row) * 16) * sizeof(uint32_t));
+  }
+  return unsafe == 0;
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,271 @@
+// Driver of the bf16 weight gradient on AMX (stride 1 in every dim, no
+// groups). The reduction runs over flat positions p = (od * Hp + oh) * Wp +
+// ow of the padded x grid, so that every tap is one constant offset into
+// the padded x planes and a K step of 32 entries never needs a boundary
+// test: positions where oh or ow is past gradOutput's extent have dy = 0.
+// The K steps of the whole batch are cut into a shape-only number of chunks;
+// each chunk's partial sums are combined in chunk order, so results never
+// depend on the thread count.
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "common/checked_math.h"
+#include "common/thread_pool.h"
+#include "kernels/conv/blocked/blocked_bf16_conv.h"
+#include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/conv/conv_registry.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+namespace {
+
+constexpr int64_t kStepEntries = 32;        // K entries per tile step
+constexpr int64_t kWeightItemsTarget = 64;  // a constant, never the thread count
+// K steps one kernel call covers: the x and dy tiles of 8 steps (with the
+// taps' overlap, about 32 KB) stay in L1 while every tap reads them; the
+// accumulators go through the (L1-resident) partial sums between calls.
+constexpr int64_t kBlockSteps = 8;
+constexpr uint64_t kStagingBudget = uint64_t{512} << 20;
+
+struct WeightPlan {
+  PairKind kind = PairKind::Pairs;
+  Bf16PlaneLayout x;
+  Bf16PairRowLayout dy;
+  int64_t perPosition = 1;  // K entries per position
+  int64_t stepsPerImage = 0;
+  int64_t icBlocks = 0, ocBlocks = 0, icTiles = 0, ocTiles = 0;
+  int64_t taps = 0;
+  int64_t chunks = 0;
+  int64_t xSlackEntries = 0;
+  uint64_t xOffset = 0, dyOffset = 0, partialOffset = 0, bytes = 0;
+};
+
+struct Checked {
+  bool ok = true;
+  int64_t mul(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (!checkedMul(a, b, &r)) ok = false;
+    return ok ? r : 0;
+  }
+  int64_t add(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (!checkedAdd(a, b, &r)) ok = false;
+    return ok ? r : 0;
+  }
+};
+
+uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
+
+bool planWeight(const ConvShape& s, WeightPlan* p) {
+  if (s.operands == OperandValues::F32 || s.groups != 1) return false;
+  for (int d = 0; d < 3; ++d)
+    if (s.stride[d] != 1) return false;
+  p->kind = s.operands == OperandValues::BF16 ? PairKind::Pairs : PairKind::HiLo;
+  p->perPosition = p->kind == PairKind::Pairs ? 1 : 4;
+  Checked c;
+  p->icBlocks = (s.inChannels + 15) / 16;
+  p->ocBlocks = (s.outChannels + 15) / 16;
+  // Channel padding to 16 wastes at most half the work.
+  if (2 * p->icBlocks * 16 * p->ocBlocks * 16 > 3 * s.inChannels * s.outChannels) return false;
+  p->icTiles = (p->icBlocks + 1) / 2;
+  p->ocTiles = (p->ocBlocks + 1) / 2;
+  Bf16PlaneLayout& x = p->x;
+  x.channels = s.inChannels;
+  x.paddedChannels = c.mul(p->icBlocks, 16);
+  x.entries = p->perPosition;
+  int64_t maxTap = 0;
+  for (int d = 0; d < 3; ++d) {
+    x.source[d] = s.in[d];
+    x.size[d] = c.add(s.out[d], c.mul(s.kernel[d] - 1, s.dilation[d]));
+    x.first[d] = -s.padBefore[d];
+  }
+  const int64_t planePositions = c.mul(x.size[1], x.size[2]);
+  const int64_t volume = c.mul(x.size[0], planePositions);
+  x.channelEntries = c.mul(volume, x.entries);
+  maxTap = c.add(c.mul(c.mul(s.kernel[0] - 1, s.dilation[0]), planePositions),
+                 c.add(c.mul(c.mul(s.kernel[1] - 1, s.dilation[1]), x.size[2]),
+                       c.mul(s.kernel[2] - 1, s.dilation[2])));
+  Bf16PairRowLayout& dy = p->dy;
+  dy.channels = s.outChannels;
+  dy.blocks = p->ocBlocks;
+  for (int d = 0; d < 3; ++d) dy.out[d] = s.out[d];
+  dy.rowsPerPlane = x.size[1];
+  dy.rowLength = x.size[2];
+  dy.positions =
+      c.add(c.mul(c.add(c.mul(s.out[0] - 1, x.size[1]), s.out[1] - 1), x.size[2]), s.out[2]);
+  const int64_t entries = c.mul(dy.positions, p->perPosition);
+  p->stepsPerImage = c.add(entries, kStepEntries - 1) / kStepEntries;
+  dy.rows = c.mul(p->stepsPerImage, 16);
+  p->taps = c.mul(c.mul(s.kernel[0], s.kernel[1]), s.kernel[2]);
+  // The last step of an image reads up to 32 entries past its positions,
+  // plus the largest tap offset: past the last channel, zeroed slack.
+  p->xSlackEntries = c.mul(c.add(maxTap, 2 * kStepEntries), p->perPosition);
+  if (!c.ok || dy.positions <= 0 || p->taps <= 0 || s.batch <= 0) return false;
+
+  const int64_t xEntries =
+      c.add(c.mul(c.mul(s.batch, x.paddedChannels), x.channelEntries), p->xSlackEntries);
+  const int64_t dyWords = c.mul(c.mul(c.mul(s.batch, dy.blocks), dy.rows), 16);
+  const int64_t blockFloats = c.mul(c.mul(c.mul(p->icBlocks, p->ocBlocks), p->taps), 256);
+  const int64_t steps = c.mul(s.batch, p->stepsPerImage);
+  if (!c.ok) return false;
+  const double operandBytes = 2.0 * xEntries + 4.0 * dyWords;
+  if (operandBytes > static_cast<double>(kStagingBudget)) return false;
+  int64_t chunks = std::clamp<int64_t>(
+      (kWeightItemsTarget + p->icTiles * p->ocTiles - 1) / (p->icTiles * p->ocTiles), 1, steps);
+  while (chunks > 1 && 4.0 * chunks * blockFloats > 0.5 * operandBytes) --chunks;
+  p->chunks = chunks;
+  uint64_t next = 0;
+  p->xOffset = next;
+  next += align64(static_cast<uint64_t>(xEntries) * 2);
+  p->dyOffset = next;
+  next += align64(static_cast<uint64_t>(dyWords) * 4);
+  p->partialOffset = next;
+  next += align64(static_cast<uint64_t>(chunks) * static_cast<uint64_t>(blockFloats) * 4);
+  p->bytes = next;
+  return true;
+}
+
+const ConvAlgorithm& fallbackFor(const ConvShape& s) {
+  ConvShape f = s;
+  f.operands = OperandValues::F32;
+  return selectConvAlgorithm(ConvPass::BackwardWeight, f, Isa::Avx512Bf16);
+}
+
+template <typename T>
+T* region(void* scratch, uint64_t offset) {
+  return reinterpret_cast<T*>(static_cast<char*>(scratch) + offset);
+}
+
+bool stage(const WeightPlan& p, const ConvShape& s, const float* x, const float* dy, uint16_t* xs,
+           uint32_t* dys) {
+  std::atomic<bool> unsafe{false};
+  parallelFor(s.batch * p.x.paddedChannels, [&](int64_t begin, int64_t end) {
+    if (!stageBf16Planes_avx512(x, p.x, p.kind, begin, end, xs))
+      unsafe.store(true, std::memory_order_relaxed);
+  });
+  std::memset(xs + s.batch * p.x.paddedChannels * p.x.channelEntries, 0,
+              static_cast<size_t>(p.xSlackEntries) * sizeof(uint16_t));
+  parallelFor(s.batch * p.dy.blocks, [&](int64_t begin, int64_t end) {
+    if (!stageBf16PairRows_avx512(dy, p.dy, p.kind, begin, end, dys))
+      unsafe.store(true, std::memory_order_relaxed);
+  });
+  return !unsafe.load();
+}
+
+}  // namespace
+
+bool acceptsBf16BackwardWeight(const ConvShape& shape) {
+  WeightPlan p;
+  return planWeight(shape, &p);
+}
+
+uint64_t bf16BackwardWeightScratchBytes(const ConvShape& shape) {
+  WeightPlan p;
+  if (!planWeight(shape, &p)) return 0;
+  ConvShape f = shape;
+  f.operands = OperandValues::F32;
+  return std::max(p.bytes, fallbackFor(shape).scratchBytes(f));
+}
+
+void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+                        void* scratch) {
+  WeightPlan p;
+  planWeight(s, &p);
+  uint16_t* xs = region<uint16_t>(scratch, p.xOffset);
+  uint32_t* dys = region<uint32_t>(scratch, p.dyOffset);
+  float* partial = region<float>(scratch, p.partialOffset);
+  if (!stage(p, s, x, dy, xs, dys)) {
+    ConvShape f = s;
+    f.operands = OperandValues::F32;
+    fallbackFor(s).run(f, x, dy, dw, scratch);
+    return;
+  }
+  const int64_t totalSteps = s.batch * p.stepsPerImage;
+  const int64_t tapFloats = 256;
+  const int64_t ocBlockFloats = p.taps * tapFloats;
+  const int64_t icBlockFloats = p.ocBlocks * ocBlockFloats;
+  const int64_t chunkFloats = p.icBlocks * icBlockFloats;
+  const int64_t xImageEntries = p.x.paddedChannels * p.x.channelEntries;
+  const int64_t dyBlockWords = p.dy.rows * 16;
+  const int64_t planePositions = p.x.size[1] * p.x.size[2];
+  parallelFor(p.chunks * p.icTiles * p.ocTiles, [&](int64_t begin, int64_t end) {
+    Bf16WeightSegment segments[kBlockSteps];
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t chunk = item / (p.icTiles * p.ocTiles);
+      const int64_t a0 = 2 * (item / p.ocTiles % p.icTiles), b0 = 2 * (item % p.ocTiles);
+      const int64_t stepBegin = totalSteps * chunk / p.chunks;
+      const int64_t stepEnd = totalSteps * (chunk + 1) / p.chunks;
+      Bf16WeightJob job;
+      job.xChannelBytes = p.x.channelEntries * 2;
+      job.xBlockBytes = 16 * job.xChannelBytes;
+      job.dyBlockBytes = dyBlockWords * 4;
+      job.icBlocks = p.icBlocks - a0 >= 2 ? 2 : 1;
+      job.ocBlocks = p.ocBlocks - b0 >= 2 ? 2 : 1;
+      job.dwIcBlockFloats = icBlockFloats;
+      job.dwOcBlockFloats = ocBlockFloats;
+      float* base = partial + chunk * chunkFloats + a0 * icBlockFloats + b0 * ocBlockFloats;
+      // Blocks of kBlockSteps steps (a segment per image they touch), every
+      // tap of a block before the next; each block adds to the sums so far,
+      // in step order.
+      for (int64_t step = stepBegin, batch = 0; step < stepEnd; ++batch) {
+        int64_t count = 0;
+        for (int64_t inBlock = 0; step < stepEnd && inBlock < kBlockSteps; ++count) {
+          const int64_t image = step / p.stepsPerImage, local = step % p.stepsPerImage;
+          const int64_t steps =
+              std::min({stepEnd - step, p.stepsPerImage - local, kBlockSteps - inBlock});
+          inBlock += steps;
+          segments[count].x = reinterpret_cast<const uint8_t*>(
+              xs + image * xImageEntries + a0 * 16 * p.x.channelEntries + local * kStepEntries);
+          segments[count].dy = reinterpret_cast<const uint8_t*>(
+              dys + (image * p.dy.blocks + b0) * dyBlockWords + local * 16 * 16);
+          segments[count].steps = steps;
+          step += steps;
+        }
+        job.segments = segments;
+        job.segmentCount = count;
+        job.accumulate = batch > 0;
+        int64_t tap = 0;
+        for (int64_t kd = 0; kd < s.kernel[0]; ++kd)
+          for (int64_t kh = 0; kh < s.kernel[1]; ++kh)
+            for (int64_t kw = 0; kw < s.kernel[2]; ++kw, ++tap) {
+              const int64_t offset = kd * s.dilation[0] * planePositions +
+                                     kh * s.dilation[1] * p.x.size[2] + kw * s.dilation[2];
+              job.xTapBytes = offset * p.perPosition * 2;
+              job.dw = base + tap * tapFloats;
+              bf16_convbwdw_m16n16_amx(job);
+            }
+      }
+      if (stepBegin == stepEnd) {
+        // An empty chunk (more chunks than steps cannot happen; kept exact).
+        for (int64_t a = 0; a < job.icBlocks; ++a)
+          for (int64_t b = 0; b < job.ocBlocks; ++b)
+            std::memset(base + a * icBlockFloats + b * ocBlockFloats, 0,
+                        static_cast<size_t>(ocBlockFloats) * sizeof(float));
+      }
+    }
+  });
+  // Combine the chunks in chunk order and write dw [O, C, taps].
+  const int64_t cin = s.inChannels, taps = p.taps;
+  parallelFor(s.outChannels, [&](int64_t begin, int64_t end) {
+    for (int64_t oc = begin; oc < end; ++oc) {
+      const int64_t b = oc / 16, o = oc % 16;
+      for (int64_t ic = 0; ic < cin; ++ic) {
+        const int64_t a = ic / 16, i = ic % 16;
+        for (int64_t tap = 0; tap < taps; ++tap) {
+          const int64_t at = a * icBlockFloats + b * ocBlockFloats + tap * tapFloats + i * 16 + o;
+          float sum = partial[at];
+          for (int64_t chunk = 1; chunk < p.chunks; ++chunk)
+            sum += partial[chunk * chunkFloats + at];
+          dw[(oc * cin + ic) * taps + tap] = sum;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu

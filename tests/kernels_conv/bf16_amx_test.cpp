@@ -1,0 +1,275 @@
+// The bf16 (AMX) algorithms' own promises, beyond the registry tester's
+// reference checks (conv_algorithm_test.cpp):
+//   - the hi/lo split of fp16 and HF32 values is exact and made of bf16s;
+//   - which values the bf16 hardware would not take exactly (bf16Unsafe);
+//   - data holding such a value runs the fp32 algorithm instead, bit for bit,
+//     chosen by bit pattern: a bf16 subnormal, a value below 2^-40, +-inf,
+//     NaN, in either operand;
+//   - ordinary data does run on the tiles (its sums differ in order from
+//     the fp32 algorithm's somewhere), and data right at the 2^-40 bound
+//     still matches the float64 reference: nothing is flushed to zero.
+// Tests that need AMX are skipped, visibly, on CPUs without it.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "common/thread_pool.h"
+#include "kernels/conv/blocked/bf16_pairs_inl.h"
+#include "kernels/conv/conv_registry.h"
+#include "kernels/convert/convert.h"
+#include "kernels/cpu/cpu_info.h"
+#include "kernels_conv/conv_test_support.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace {
+
+using namespace conv_test;  // NOLINT: the shared reference and scratch helpers
+using blocked::bf16Unsafe;
+using blocked::bitsOf;
+using blocked::floatOf;
+
+float fromBits(uint32_t b) { return floatOf(b); }
+
+TEST(Bf16Words, HiLoSplitOfFp16AndHf32ValuesIsExact) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> mantissa(-2.0f, 2.0f);
+  std::uniform_int_distribution<int> exponent(-26, 14);  // fp16's range, subnormals too
+  for (Rounding r : {Rounding::F16, Rounding::HF32}) {
+    for (int i = 0; i < 200000; ++i) {
+      const float v = roundFloat(std::ldexp(mantissa(rng), exponent(rng)), r);
+      if (!std::isfinite(v)) continue;
+      const uint32_t word = blocked::hiLoWord(v), swapped = blocked::loHiWord(v);
+      const float hi = fromBits(word << 16), lo = fromBits(word & 0xFFFF0000u);
+      ASSERT_EQ(static_cast<double>(hi) + static_cast<double>(lo), static_cast<double>(v))
+          << "hi/lo of " << v << " (bits " << std::hex << bitsOf(v) << ")";
+      ASSERT_EQ(swapped, (word >> 16) | (word << 16));
+      // A product of two such values is the exact sum of the four partial
+      // products, each exact in fp32.
+      const float u = roundFloat(std::ldexp(mantissa(rng), exponent(rng)), r);
+      if (!std::isfinite(u)) continue;
+      const uint32_t other = blocked::hiLoWord(u);
+      const float uh = fromBits(other << 16), ul = fromBits(other & 0xFFFF0000u);
+      const double parts[4] = {static_cast<double>(hi) * uh, static_cast<double>(hi) * ul,
+                               static_cast<double>(lo) * uh, static_cast<double>(lo) * ul};
+      for (double p : parts) ASSERT_EQ(static_cast<double>(static_cast<float>(p)), p);
+      ASSERT_EQ(parts[0] + parts[1] + parts[2] + parts[3],
+                static_cast<double>(v) * static_cast<double>(u));
+    }
+  }
+}
+
+TEST(Bf16Words, PairWordsPutTheEvenElementLow) {
+  EXPECT_EQ(blocked::pairWord(1.0f, -2.0f), 0xC0003F80u);
+  EXPECT_EQ(blocked::pairWord(0.0f, 0.0f), 0u);
+}
+
+TEST(Bf16Words, UnsafeValuesAreNonFiniteOrBelow2ToMinus40) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_TRUE(bf16Unsafe(inf));
+  EXPECT_TRUE(bf16Unsafe(-inf));
+  EXPECT_TRUE(bf16Unsafe(std::numeric_limits<float>::quiet_NaN()));
+  EXPECT_TRUE(bf16Unsafe(fromBits(0x7F800001u)));  // a signalling NaN
+  EXPECT_TRUE(bf16Unsafe(fromBits(0x00400000u)));  // 2^-127: a bf16 subnormal
+  EXPECT_TRUE(bf16Unsafe(fromBits(0x80010000u)));  // -(a bf16 subnormal)
+  EXPECT_TRUE(bf16Unsafe(std::ldexp(1.0f, -41)));
+  EXPECT_TRUE(bf16Unsafe(-std::ldexp(1.5f, -50)));
+  EXPECT_TRUE(bf16Unsafe(std::numeric_limits<float>::denorm_min()));
+  EXPECT_FALSE(bf16Unsafe(0.0f));
+  EXPECT_FALSE(bf16Unsafe(-0.0f));
+  EXPECT_FALSE(bf16Unsafe(std::ldexp(1.0f, -40)));
+  EXPECT_FALSE(bf16Unsafe(-std::ldexp(1.0f, -40)));
+  EXPECT_FALSE(bf16Unsafe(1.0f));
+  EXPECT_FALSE(bf16Unsafe(std::numeric_limits<float>::max()));
+  EXPECT_FALSE(bf16Unsafe(std::ldexp(1.0f, -24)));  // the smallest fp16 subnormal
+}
+
+// ---------------------------------------------------------------------------
+// The AMX entries on data chosen by bit pattern.
+
+struct Restore {
+  ~Restore() {
+    setComputeThreadCount(0);
+    clearIsaForTesting();
+  }
+};
+
+ConvShape shapeFor(OperandValues operands) {
+  ConvShape s;
+  s.batch = 2;
+  s.inChannels = 62;  // partial blocks in every direction
+  s.outChannels = 46;
+  s.in[1] = 9;
+  s.in[2] = 11;
+  s.kernel[1] = s.kernel[2] = 3;
+  s.padBefore[1] = s.padBefore[2] = 1;
+  s.out[1] = 9;
+  s.out[2] = 11;
+  s.operands = operands;
+  return s;
+}
+
+int64_t countOf(ConvPass pass, const ConvShape& s, int operand) {
+  switch (pass) {
+    case ConvPass::Forward:
+      return operand == 0 ? xCount(s) : wCount(s);
+    case ConvPass::BackwardData:
+      return operand == 0 ? yCount(s) : wCount(s);
+    case ConvPass::BackwardWeight:
+      return operand == 0 ? xCount(s) : yCount(s);
+  }
+  return 0;
+}
+int64_t outputCountOf(ConvPass pass, const ConvShape& s) {
+  return pass == ConvPass::Forward        ? yCount(s)
+         : pass == ConvPass::BackwardData ? xCount(s)
+                                          : wCount(s);
+}
+
+std::vector<float> run(const ConvAlgorithm& a, const ConvShape& s, const std::vector<float>& x,
+                       const std::vector<float>& y) {
+  std::vector<float> out = poisoned(outputCountOf(a.pass, s));
+  Scratch scratch(a.scratchBytes(s), 0xff);
+  a.run(s, x.data(), y.data(), out.data(), scratch.get());
+  EXPECT_TRUE(scratch.guardsIntact()) << a.name;
+  return out;
+}
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+std::vector<float> values(int64_t count, Rounding r, std::mt19937& rng) {
+  std::vector<float> v = randomValues(count, rng);
+  for (float& e : v) e = roundFloat(e, r);
+  return v;
+}
+
+struct AmxCase {
+  const ConvAlgorithm* amx;
+  const ConvAlgorithm* fp32;
+  ConvShape shape;
+  Rounding rounding;
+};
+
+// Every AMX entry with the fp32 algorithm it falls back on.
+std::vector<AmxCase> amxCases() {
+  std::vector<AmxCase> cases;
+  const struct {
+    OperandValues values;
+    Rounding rounding;
+  } kinds[] = {{OperandValues::BF16, Rounding::BF16},
+               {OperandValues::F16, Rounding::F16},
+               {OperandValues::HF32, Rounding::HF32}};
+  for (int i = 0; i < convAlgorithmCount(); ++i) {
+    const ConvAlgorithm& a = convAlgorithmAt(i);
+    if (a.minimumIsa != Isa::Amx) continue;
+    for (const auto& kind : kinds) {
+      const ConvShape s = shapeFor(kind.values);
+      if (!a.accepts(s)) continue;
+      ConvShape f = s;
+      f.operands = OperandValues::F32;
+      cases.push_back({&a, &selectConvAlgorithm(a.pass, f, Isa::Avx512Bf16), s, kind.rounding});
+    }
+  }
+  return cases;
+}
+
+class Bf16Amx : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (detectedIsa() < Isa::Amx)
+      GTEST_SKIP() << "AMX path not run: this CPU (or OS) offers " << isaName(detectedIsa());
+  }
+  Restore restore_;
+};
+
+TEST_F(Bf16Amx, EveryAmxEntryIsCovered) {
+  int entries = 0;
+  for (int i = 0; i < convAlgorithmCount(); ++i)
+    entries += convAlgorithmAt(i).minimumIsa == Isa::Amx;
+  // Each entry takes its shape with one (bf16) or two (fp16, HF32) kinds.
+  EXPECT_EQ(static_cast<int>(amxCases().size()), entries / 2 * 3);
+}
+
+TEST_F(Bf16Amx, UnsafeValuesRunTheFp32AlgorithmBitForBit) {
+  const uint32_t patterns[] = {0x00400000u /* bf16 subnormal 2^-127 */,
+                               0x80010000u /* negative bf16 subnormal */,
+                               0x2B000000u /* 2^-41 */,
+                               0x7F800000u /* +inf */,
+                               0xFF800000u /* -inf */,
+                               0x7FC00000u /* NaN */};
+  std::mt19937 rng(11);
+  for (const AmxCase& c : amxCases()) {
+    for (int operand = 0; operand < 2; ++operand) {
+      for (uint32_t bits : patterns) {
+        std::vector<float> v[2] = {values(countOf(c.amx->pass, c.shape, 0), c.rounding, rng),
+                                   values(countOf(c.amx->pass, c.shape, 1), c.rounding, rng)};
+        std::vector<float>& target = v[operand];
+        target[target.size() / 3] = fromBits(bits);
+        ConvShape f = c.shape;
+        f.operands = OperandValues::F32;
+        const std::vector<float> fromAmx = run(*c.amx, c.shape, v[0], v[1]);
+        const std::vector<float> fromFp32 = run(*c.fp32, f, v[0], v[1]);
+        EXPECT_TRUE(sameBits(fromAmx, fromFp32))
+            << c.amx->name << " on " << describe(c.shape) << " with 0x" << std::hex << bits
+            << " in operand " << operand << ": not the result of " << c.fp32->name;
+      }
+    }
+  }
+}
+
+TEST_F(Bf16Amx, OrdinaryDataRunsOnTheTiles) {
+  std::mt19937 rng(12);
+  for (const AmxCase& c : amxCases()) {
+    const std::vector<float> a = values(countOf(c.amx->pass, c.shape, 0), c.rounding, rng);
+    const std::vector<float> b = values(countOf(c.amx->pass, c.shape, 1), c.rounding, rng);
+    ConvShape f = c.shape;
+    f.operands = OperandValues::F32;
+    // The tiles add pairs of products before the accumulator: some sum
+    // rounds differently from the fp32 algorithm's FMA chain.
+    EXPECT_FALSE(sameBits(run(*c.amx, c.shape, a, b), run(*c.fp32, f, a, b)))
+        << c.amx->name << " gave exactly the fp32 algorithm's result: did it fall back?";
+  }
+}
+
+TEST_F(Bf16Amx, ValuesAtTheBoundAreNotFlushed) {
+  // Magnitudes from 2^-40 up to 2^-28 (fp16: from its subnormals at 2^-24):
+  // every product is far below 1 but inside fp32's normal range, so a flush
+  // to zero anywhere would show against the float64 reference. The spread of
+  // exponents makes the sums inexact, so the tiles' order shows too.
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> m(1.0f, 2.0f);
+  std::uniform_int_distribution<int> spread(0, 12);
+  std::bernoulli_distribution sign(0.5);
+  for (const AmxCase& c : amxCases()) {
+    const int bottom = c.rounding == Rounding::F16 ? -24 : -40;
+    std::vector<float> v[2];
+    for (int k = 0; k < 2; ++k) {
+      v[k].resize(static_cast<size_t>(countOf(c.amx->pass, c.shape, k)));
+      for (float& e : v[k])
+        e = roundFloat((sign(rng) ? -1.0f : 1.0f) * std::ldexp(m(rng), bottom + spread(rng)),
+                       c.rounding);
+    }
+    const std::vector<float> got = run(*c.amx, c.shape, v[0], v[1]);
+    const Reference ref = c.amx->pass == ConvPass::Forward ? referenceForward(c.shape, v[0], v[1])
+                          : c.amx->pass == ConvPass::BackwardData
+                              ? referenceBackwardData(c.shape, v[0], v[1])
+                              : referenceBackwardWeight(c.shape, v[0], v[1]);
+    EXPECT_TRUE(closeTo(ref, got, c.amx->name)) << describe(c.shape);
+    ConvShape f = c.shape;
+    f.operands = OperandValues::F32;
+    EXPECT_FALSE(sameBits(got, run(*c.fp32, f, v[0], v[1]))) << c.amx->name << " fell back";
+  }
+}
+
+}  // namespace
+}  // namespace kernels
+}  // namespace aclcpu
