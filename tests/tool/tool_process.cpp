@@ -20,7 +20,8 @@ void allowFailedAllocations() {
 
 }  // namespace
 
-ToolRun runTool(const std::string& program, const std::vector<std::string>& args) {
+ToolRun runTool(const std::string& program, const std::vector<std::string>& args,
+                const std::vector<std::string>& environment) {
   ToolRun run;
   int outPipe[2], errPipe[2];
   if (pipe(outPipe) != 0 || pipe(errPipe) != 0) return run;
@@ -34,6 +35,10 @@ ToolRun runTool(const std::string& program, const std::vector<std::string>& args
     close(errPipe[0]);
     close(errPipe[1]);
     allowFailedAllocations();
+    for (const std::string& setting : environment) {
+      const size_t equals = setting.find('=');
+      setenv(setting.substr(0, equals).c_str(), setting.substr(equals + 1).c_str(), 1);
+    }
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(program.c_str()));
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));

@@ -11,7 +11,9 @@ struct ToolRun {
   std::string err;
 };
 
-ToolRun runTool(const std::string& program, const std::vector<std::string>& args);
+// `environment`: extra NAME=VALUE settings for the child only.
+ToolRun runTool(const std::string& program, const std::vector<std::string>& args,
+                const std::vector<std::string>& environment = {});
 
 // The tool under test and its former name (a symlink to it).
 inline std::string toolPath() { return ACLNN_CONV_PATH; }

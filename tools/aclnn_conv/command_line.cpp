@@ -7,34 +7,27 @@
 
 namespace {
 
-// Operators the tool is meant to drive; only the implemented ones run. A new
-// operator is a driver folder next to tools/conv_backward/, `true` here and a
-// case in main.cpp; a training step (--train-step: forward, then backward on
-// its output) would be one more CommandLine::Action.
-struct OpName {
-  const char* name;
-  bool implemented;
-};
-constexpr OpName kOps[] = {
-    {"backward", true},  // aclnnConvolutionBackward
-    {"forward", false},  // aclnnConvolution
-    {"tbc", false},      // aclnnConvTbc / aclnnConvTbcBackward
-    {"dw", false},       // aclnnConvDepthwise2d
-};
-
-bool parseOp(const std::string& value, std::string* op, std::string* error) {
-  for (const OpName& candidate : kOps) {
-    if (value != candidate.name) continue;
-    if (!candidate.implemented) {
-      *error =
-          "--op " + value + ": not available in this version of the tool (available: backward)";
-      return false;
+bool parseOp(const std::string& value, OpKind* op, std::string* error) {
+  for (OpKind candidate : {OpKind::kBackward, OpKind::kForward, OpKind::kTbc, OpKind::kDepthwise}) {
+    if (value == opName(candidate)) {
+      *op = candidate;
+      return true;
     }
-    *op = value;
-    return true;
   }
-  *error = "--op: expected backward, got '" + value + "'";
+  *error = "--op: expected backward, forward, tbc or dw, got '" + value + "'";
   return false;
+}
+
+bool parseOnOff(const std::string& option, const std::string& value, bool* on, std::string* error) {
+  if (value == "on")
+    *on = true;
+  else if (value == "off")
+    *on = false;
+  else {
+    *error = option + ": expected on or off, got '" + value + "'";
+    return false;
+  }
+  return true;
 }
 
 bool parseDtype(const std::string& value, aclDataType* dtype, std::string* error) {
@@ -86,9 +79,9 @@ bool parseInteger(const std::string& option, const std::string& value, int64_t m
 }
 
 // Options that take a value.
-constexpr const char* kValueOptions[] = {"--op",   "--dtype",   "--math",
-                                         "--mask", "--repeat",  "--samples",
-                                         "--seed", "--threads", "--progress"};
+constexpr const char* kValueOptions[] = {"--op",      "--dtype",   "--math",    "--mask",
+                                         "--bias",    "--repeat",  "--samples", "--seed",
+                                         "--threads", "--progress"};
 
 bool takesValue(const std::string& option) {
   for (const char* name : kValueOptions)
@@ -100,6 +93,7 @@ bool applyOption(const std::string& option, const std::string& value, CommandLin
                  std::string* error) {
   int64_t n = 0;
   if (option == "--op") return parseOp(value, &c->op, error);
+  if (option == "--bias") return parseOnOff(option, value, &c->run.bias, error);
   if (option == "--dtype") return parseDtype(value, &c->run.dtype, error);
   if (option == "--mask") return parseMask(value, c->run.mask, error);
   if (option == "--progress") return parseProgress(value, &c->progress, error);
@@ -124,11 +118,50 @@ bool applyOption(const std::string& option, const std::string& value, CommandLin
   return true;
 }
 
+// What the options and problems mean together: an option the chosen
+// operator has no use for, or a problem it cannot express, is an error
+// rather than silently ignored.
+bool checkCombination(const CommandLine& c, bool maskGiven, bool biasGiven, std::string* error) {
+  const std::string op = opName(c.op);
+  const bool backwardOnly = c.op == OpKind::kBackward && !c.trainStep;
+  const bool forwardOnly = c.op != OpKind::kBackward && !c.trainStep;
+  if (maskGiven && forwardOnly) {
+    *error = "--mask: --op " + op +
+             " runs a forward operator, which has no outputMask (use --op backward or "
+             "--train-step)";
+    return false;
+  }
+  if (biasGiven && backwardOnly) {
+    *error =
+        "--bias: --op backward has no bias tensor (the mask's third digit asks for gradBias); "
+        "--bias is for --op forward, tbc, dw and --train-step";
+    return false;
+  }
+  if (c.op == OpKind::kTbc && !c.run.bias) {
+    *error = "--bias off: aclnnConvTbc's bias is mandatory";
+    return false;
+  }
+  if (c.op == OpKind::kTbc && c.trainStep && !(c.run.mask[0] && c.run.mask[1] && c.run.mask[2])) {
+    *error =
+        "--mask: --train-step --op tbc runs aclnnConvTbcBackward, which has no outputMask "
+        "(it always computes all three gradients); give 111 or no --mask";
+    return false;
+  }
+  for (const ProblemSpec& spec : c.problems) {
+    std::string why;
+    if (!expressible(c.op, spec, &why)) {
+      *error = "problem '" + spec.name + "' cannot be run with --op " + op + ": " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool parseCommandLine(int argc, char** argv, CommandLine* commandLine, std::string* error) {
   CommandLine c;
-  bool helpRequested = false, listRequested = false;
+  bool helpRequested = false, listRequested = false, maskGiven = false, biasGiven = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -137,13 +170,16 @@ bool parseCommandLine(int argc, char** argv, CommandLine* commandLine, std::stri
       listRequested = true;
     } else if (arg == "--verbose" || arg == "-v") {
       c.verbose = true;
+    } else if (arg == "--train-step") {
+      c.trainStep = true;
     } else if (arg.rfind("--", 0) == 0) {
       // --name value or --name=value
       const size_t equals = arg.find('=');
       const std::string option = arg.substr(0, equals);
       if (!takesValue(option)) {
         // Exact flags were handled above, so a flag here came with "=value".
-        const bool flag = option == "--help" || option == "--list" || option == "--verbose";
+        const bool flag = option == "--help" || option == "--list" || option == "--verbose" ||
+                          option == "--train-step";
         *error =
             flag ? "option '" + option + "' takes no value" : "unknown option '" + option + "'";
         return false;
@@ -162,6 +198,8 @@ bool parseCommandLine(int argc, char** argv, CommandLine* commandLine, std::stri
         return false;
       }
       if (!applyOption(option, value, &c, error)) return false;
+      if (option == "--mask") maskGiven = true;
+      if (option == "--bias") biasGiven = true;
     } else if (arg.empty()) {
       *error = "an empty argument is not a problem descriptor";
       return false;
@@ -178,6 +216,7 @@ bool parseCommandLine(int argc, char** argv, CommandLine* commandLine, std::stri
       c.problems.push_back(spec);
     }
   }
+  if (!helpRequested && !checkCombination(c, maskGiven, biasGiven, error)) return false;
   if (helpRequested)
     c.action = CommandLine::Action::kHelp;
   else if (listRequested)
@@ -188,12 +227,12 @@ bool parseCommandLine(int argc, char** argv, CommandLine* commandLine, std::stri
 
 void printHelp(std::FILE* out) {
   std::fputs(
-      "usage: aclnn-conv [--op backward] [OPTIONS] [PROBLEM...]\n"
+      "usage: aclnn-conv [--op backward|forward|tbc|dw] [--train-step] [OPTIONS] [PROBLEM...]\n"
       "\n"
       "Runs a convolution operator through the public aclnn API, times phase 2 and\n"
-      "checks every requested output against a float64 reference at sampled positions.\n"
-      "Without PROBLEM, runs the built-in set (see --list). aclnn-conv-backward is the\n"
-      "same tool.\n"
+      "checks every output against a float64 reference at sampled positions.\n"
+      "Without PROBLEM, runs the operator's built-in set (see --list).\n"
+      "aclnn-conv-backward is the same tool (its default, --op backward, is unchanged).\n"
       "\n"
       "PROBLEM is a compact descriptor, e.g. n8c64o64h56w56k3p1 (batch 8, 64 -> 64\n"
       "channels, 56x56, 3x3 kernel, padding 1). Keys, each followed by a number:\n"
@@ -210,18 +249,38 @@ void printHelp(std::FILE* out) {
       "not divide the channels, ...) are passed to it, and its status and message are\n"
       "printed. Empty tensors (e.g. n0) are valid problems.\n"
       "\n"
+      "Operators (--op):\n"
+      "  backward  aclnnConvolutionBackward (the default): dX, dW, db per --mask.\n"
+      "  forward   aclnnConvolution: y = conv(x, w) + b, transposed with t.\n"
+      "  tbc       aclnnConvTbc, time-major 1D: x [T, B, C_in], w [K, C_in, C_out],\n"
+      "            y [T_out, B, C_out]; the descriptor's n = B, c = C_in, o = C_out,\n"
+      "            w (or l) = T, k = K, p = pad; stride, dilation and groups 1.\n"
+      "  dw        aclnnConvDepthwise2d: 2D with g = c (o a multiple of c), symmetric\n"
+      "            padding, not transposed.\n"
+      "A problem the operator cannot express is a usage error.\n"
+      "\n"
       "Options (--name value or --name=value):\n"
-      "  --op NAME        operator: backward (aclnnConvolutionBackward). Default backward.\n"
+      "  --op NAME        operator, see above. Default backward.\n"
+      "  --train-step     a training step per problem: the forward operator of --op\n"
+      "                   (backward and forward: aclnnConvolution), then the backward of\n"
+      "                   the same layer on the same x and w with a given dy\n"
+      "                   (aclnnConvolutionBackward; tbc: aclnnConvTbcBackward; dw:\n"
+      "                   aclnnConvolutionBackward with groups = C). One row per phase and\n"
+      "                   one for the step.\n"
       "  --dtype TYPE     fp32, fp16 or bf16: dtype of every tensor. Default fp32.\n"
       "  --math N         cubeMathType passed to the operator. Default 0.\n"
       "                     0 KEEP_DTYPE                 operands as given\n"
       "                     1 ALLOW_FP32_DOWN_PRECISION  fp32 operands rounded to HF32\n"
       "                     2 USE_FP16                   operands rounded to fp16\n"
       "                     3 USE_HF32                   fp32 operands rounded to HF32\n"
+      "                     4 USE_FP32_ADD               as 0 (forward operators only)\n"
       "                   Other values from -128 to 127 go to the operator, which refuses them.\n"
-      "  --mask XYZ       outputMask as three 0/1 digits in the API's order: gradInput (dX),\n"
+      "  --mask XYZ       outputMask of aclnnConvolutionBackward (--op backward,\n"
+      "                   --train-step) as three 0/1 digits in the API's order: gradInput (dX),\n"
       "                   gradWeight (dW), gradBias (db). Default 111. Masked-off outputs\n"
       "                   are not computed and print '-'.\n"
+      "  --bias WHEN      on or off: the forward operators (--op forward, tbc, dw,\n"
+      "                   --train-step) get a bias b (aclnnConvTbc requires one). Default on.\n"
       "  --repeat N       phase-2 runs per problem, 1 to 1000000; the best time is shown.\n"
       "                   Default 3.\n"
       "  --samples N      checked positions per output, 1 to 1000000000 (all positions\n"
@@ -232,14 +291,14 @@ void printHelp(std::FILE* out) {
       "  --progress WHEN  progress line on stderr for problems longer than a second:\n"
       "                   auto (when stderr is a terminal), on or off. Default auto.\n"
       "  -v, --verbose    after each problem, its shapes, workspace size and the\n"
-      "                   kernel-layer algorithm of each requested pass.\n"
-      "  --list           print the built-in problem set and exit.\n"
+      "                   kernel-layer algorithm of each pass (y, dX, dW).\n"
+      "  --list           print the built-in problem set of --op (and --train-step) and exit.\n"
       "  -h, --help       print this help and exit.\n"
       "\n"
-      "Output: one row per problem: time (ms, best phase 2 + synchronize), GFLOP/s\n"
-      "(2 x MACs per requested dX/dW pass), the largest error per output\n"
-      "(|got - ref| / sum|terms|) and PASS, FAIL, REFUSED (with the library's status\n"
-      "and message) or NOT RUN (out of memory, runtime failure).\n"
+      "Output: one row per problem (with --train-step: per phase, then the step):\n"
+      "time (ms, best phase 2 + synchronize), GFLOP/s (2 x MACs per pass: y, dX, dW),\n"
+      "the largest error per output (|got - ref| / sum|terms|) and PASS, FAIL, REFUSED\n"
+      "(with the library's status and message) or NOT RUN (out of memory, runtime failure).\n"
       "\n"
       "Exit status: 0 every problem passed; 1 a check failed; 2 bad usage (nothing\n"
       "run); 3 the library refused a problem; 4 a problem could not run (out of\n"

@@ -7,17 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "api_runner.h"
+#include "op_calls.h"
 #include "problem_spec.h"
+#include "run_types.h"
 
 enum class ProgressMode { kAuto, kOn, kOff };
 
 struct CommandLine {
   enum class Action { kRun, kHelp, kList };
   Action action = Action::kRun;
-  std::string op = "backward";  // --op; backward is the only operator driven so far
+  OpKind op = OpKind::kBackward;  // --op
+  bool trainStep = false;         // --train-step: forward, then backward of each layer
   RunOptions run;
-  std::vector<ProblemSpec> problems;  // empty: the built-in set
+  std::vector<ProblemSpec> problems;  // empty: the built-in set of the operator
   int threads = 0;                    // --threads; 0 leaves ACLNN_CPU_THREADS / all cores
   ProgressMode progress = ProgressMode::kAuto;
   bool verbose = false;

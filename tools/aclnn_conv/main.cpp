@@ -1,8 +1,10 @@
 // aclnn-conv: drives the aclnn convolution operators through the public API
 // on a built-in set of problems (or the ones given on the command line),
 // checks every result against the float64 reference and prints a table.
-// `--op` picks the operator; backward (aclnnConvolutionBackward) is the one
-// driven so far. Installed also as aclnn-conv-backward.
+// `--op` picks the operator (backward, the default: aclnnConvolutionBackward;
+// forward: aclnnConvolution; tbc: aclnnConvTbc; dw: aclnnConvDepthwise2d),
+// `--train-step` runs a layer's forward and then its backward. Installed
+// also as aclnn-conv-backward.
 
 #include <cstdio>
 #include <exception>
@@ -11,12 +13,13 @@
 
 #include "command_line.h"
 #include "exit_codes.h"
-#include "run_backward.h"
+#include "problem_sets.h"
+#include "run_problems.h"
 
 namespace {
 
-void printList() {
-  for (const ProblemSpec& spec : defaultProblems())
+void printList(const CommandLine& c) {
+  for (const ProblemSpec& spec : builtInProblems(c.op, c.trainStep))
     std::printf("%-26s %s\n", spec.name.c_str(), spec.compact().c_str());
 }
 
@@ -32,13 +35,12 @@ int run(int argc, char** argv) {
       printHelp(stdout);
       return exitcode::kPassed;
     case CommandLine::Action::kList:
-      printList();
+      printList(commandLine);
       return exitcode::kPassed;
     case CommandLine::Action::kRun:
       break;
   }
-  // parseCommandLine admits only implemented operators.
-  return runBackward(commandLine);
+  return runProblems(commandLine);
 }
 
 }  // namespace

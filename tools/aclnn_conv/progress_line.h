@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "api_runner.h"
+#include "run_types.h"
 
 class ProgressLine final : public RunObserver {
  public:

@@ -1,6 +1,7 @@
 #include "kernel_names.h"
 
 #include "kernels/conv/conv_passes.h"
+#include "reference_check.h"
 
 namespace {
 
@@ -8,10 +9,29 @@ using aclcpu::kernels::ConvShape;
 
 // The problem in the kernel layer's normal orientation, lifted to 3D: a
 // transposed convolution's gradOutput plays x and its input plays y.
-ConvShape normalShape(const ProblemSpec& spec) {
+// What the operand gather produces under the options' operand rounding (the
+// reference's name for the same rule).
+aclcpu::kernels::OperandValues operandValues(const RunOptions& options) {
+  using aclcpu::kernels::OperandValues;
+  using aclcpu::reference::OperandRounding;
+  switch (operandRounding(options.dtype, options.cubeMathType)) {
+    case OperandRounding::BF16:
+      return OperandValues::BF16;
+    case OperandRounding::F16:
+      return OperandValues::F16;
+    case OperandRounding::HF32:
+      return OperandValues::HF32;
+    case OperandRounding::None:
+      break;
+  }
+  return OperandValues::F32;
+}
+
+ConvShape normalShape(const ProblemSpec& spec, const RunOptions& options) {
   const std::vector<int64_t> x = spec.transposed ? spec.gradOutputShape() : spec.inputShape();
   const std::vector<int64_t> y = spec.transposed ? spec.inputShape() : spec.gradOutputShape();
   ConvShape s;
+  s.operands = operandValues(options);
   s.batch = x[0];
   s.inChannels = x[1];
   s.outChannels = y[1];
@@ -35,8 +55,9 @@ ConvShape normalShape(const ProblemSpec& spec) {
 
 }  // namespace
 
-std::vector<PassAlgorithm> kernelAlgorithms(const ProblemSpec& spec, const bool mask[3]) {
-  const ConvShape s = normalShape(spec);
+std::vector<PassAlgorithm> kernelAlgorithms(const ProblemSpec& spec, const bool mask[3],
+                                            const RunOptions& options) {
+  const ConvShape s = normalShape(spec, options);
   std::vector<PassAlgorithm> names;
   if (mask[0]) {
     names.push_back({"dX", spec.transposed ? aclcpu::kernels::forwardAlgorithmName(s)
@@ -44,4 +65,10 @@ std::vector<PassAlgorithm> kernelAlgorithms(const ProblemSpec& spec, const bool 
   }
   if (mask[1]) names.push_back({"dW", aclcpu::kernels::backwardWeightAlgorithmName(s)});
   return names;
+}
+
+std::vector<PassAlgorithm> forwardAlgorithms(const ProblemSpec& spec, const RunOptions& options) {
+  const ConvShape s = normalShape(spec, options);
+  return {{"y", spec.transposed ? aclcpu::kernels::backwardDataAlgorithmName(s)
+                                : aclcpu::kernels::forwardAlgorithmName(s)}};
 }

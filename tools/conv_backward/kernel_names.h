@@ -7,8 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "api_runner.h"
 #include "problem_spec.h"
+#include "run_types.h"
+
+// The operand values the kernels get (ConvShape::operands) follow from the
+// dtype and cubeMathType of `options`, as the operators derive them.
 
 // One entry per pass the mask requests ("dX", "dW"; gradBias is a channel sum).
-std::vector<PassAlgorithm> kernelAlgorithms(const ProblemSpec& spec, const bool mask[3]);
+std::vector<PassAlgorithm> kernelAlgorithms(const ProblemSpec& spec, const bool mask[3],
+                                            const RunOptions& options);
+
+// The forward operators' one pass ("y"): the forward pass of the normal
+// convolution, or for a transposed one its backward-data pass (y of a
+// transposed convolution is dX of the normal one).
+std::vector<PassAlgorithm> forwardAlgorithms(const ProblemSpec& spec, const RunOptions& options);

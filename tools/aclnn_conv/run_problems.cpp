@@ -1,4 +1,4 @@
-#include "run_backward.h"
+#include "run_problems.h"
 
 #include <unistd.h>
 
@@ -9,6 +9,8 @@
 
 #include "acl/acl.h"
 #include "exit_codes.h"
+#include "layer_runner.h"
+#include "problem_sets.h"
 #include "progress_line.h"
 #include "result_table.h"
 
@@ -50,10 +52,31 @@ class Runtime {
 
 }  // namespace
 
-int runBackward(const CommandLine& c) {
+namespace {
+
+// The outputs the table shows: what the operator (or the step) produces.
+std::vector<Output> columnsFor(const CommandLine& c) {
+  if (c.trainStep) return {kOutY, kOutDX, kOutDW, kOutDB};
+  if (c.op == OpKind::kBackward) return {kOutDX, kOutDW, kOutDB};
+  return {kOutY};
+}
+
+std::string settingsFor(const CommandLine& c) {
+  const bool* m = c.run.mask;
+  const std::string mask =
+      "mask " + std::to_string(m[0]) + std::to_string(m[1]) + std::to_string(m[2]) + " (dX dW db)";
+  const std::string bias = std::string("bias ") + (c.run.bias ? "on" : "off");
+  if (c.trainStep) return bias + ", " + mask;
+  return c.op == OpKind::kBackward ? mask : bias;
+}
+
+}  // namespace
+
+int runProblems(const CommandLine& c) {
   // Before aclInit: the compute pool reads it once.
   if (c.threads > 0) setenv("ACLNN_CPU_THREADS", std::to_string(c.threads).c_str(), 1);
-  const std::vector<ProblemSpec> problems = c.problems.empty() ? defaultProblems() : c.problems;
+  const std::vector<ProblemSpec> problems =
+      c.problems.empty() ? builtInProblems(c.op, c.trainStep) : c.problems;
 
   Runtime runtime;
   std::string error;
@@ -61,13 +84,14 @@ int runBackward(const CommandLine& c) {
     std::fprintf(stderr, "aclnn-conv: runtime initialisation failed: %s\n", error.c_str());
     return exitcode::kCannotRun;
   }
-  ResultTable table(stdout, c.run, c.verbose);
-  table.printHeader("aclnnConvolutionBackward", aclrtGetSocName());
+  ResultTable table(stdout, c.run, columnsFor(c), c.trainStep, c.verbose);
+  table.printHeader(planTitle(c.op, c.trainStep).c_str(), aclrtGetSocName(), settingsFor(c));
   ProgressLine progress(progressWanted(c.progress), stderr);
   for (size_t i = 0; i < problems.size(); ++i) {
     progress.beginProblem(static_cast<int>(i + 1), static_cast<int>(problems.size()),
                           problems[i].name);
-    const RunResult result = runProblem(problems[i], c.run, runtime.stream(), &progress);
+    const LayerPlan plan = planLayer(c.op, c.trainStep, problems[i], c.run);
+    const RunResult result = runLayer(problems[i], plan, c.run, runtime.stream(), &progress);
     progress.endProblem();
     table.printRow(problems[i], result);
   }
