@@ -17,6 +17,7 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/blocked_bf16_conv.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/conv_registry.h"
 
 namespace aclcpu {
@@ -63,6 +64,8 @@ uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
 
 bool planWeight(const ConvShape& s, WeightPlan* p) {
   if (s.operands == OperandValues::F32 || s.groups != 1) return false;
+  // Pointwise: a GEMM on the caller's memory is faster (blocked_bf16_conv.cpp).
+  if (conv_detail::describe(s).columnsAreInput) return false;
   p->kind = s.operands == OperandValues::BF16 ? PairKind::Pairs : PairKind::HiLo;
   p->perPosition = p->kind == PairKind::Pairs ? 1 : 4;
   Checked c;
