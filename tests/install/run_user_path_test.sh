@@ -136,7 +136,7 @@ user_shell "'$cmake' -S '$source_dir/consumer' -B '$work_dir/config-build' >/dev
 step "RUNPATH on the installed libraries"
 for lib in ascendcl nnopbase opapi opapi_nn opapi_math; do
   # shellcheck disable=SC2016 # a literal $ORIGIN is what we look for
-  readelf -d "$prefix/lib64/lib$lib.so" | grep -qE 'RUNPATH.*\[\$ORIGIN\]' || fail "lib$lib.so lacks RUNPATH \$ORIGIN"
+  readelf -d "$prefix/lib64/lib$lib.so" | grep -E 'RUNPATH.*\[\$ORIGIN\]' >/dev/null || fail "lib$lib.so lacks RUNPATH \$ORIGIN"
 done
 
 if ((with_tool)); then
@@ -145,10 +145,14 @@ if ((with_tool)); then
   [[ -L $prefix/bin/aclnn-conv-backward && $(readlink "$prefix/bin/aclnn-conv-backward") == aclnn-conv ]] ||
     fail "bin/aclnn-conv-backward is not a symlink to aclnn-conv"
   # shellcheck disable=SC2016
-  readelf -d "$prefix/bin/aclnn-conv" | grep -qE 'RUNPATH.*\[\$ORIGIN/\.\./lib64\]' || fail "aclnn-conv lacks RUNPATH \$ORIGIN/../lib64"
+  readelf -d "$prefix/bin/aclnn-conv" | grep -E 'RUNPATH.*\[\$ORIGIN/\.\./lib64\]' >/dev/null || fail "aclnn-conv lacks RUNPATH \$ORIGIN/../lib64"
   env -i PATH=/usr/bin:/bin "$prefix/bin/aclnn-conv-backward" n1c2o2h5w5k3p1 --repeat 1 >"$work_dir/tool.out" ||
     { cat "$work_dir/tool.out"; fail "bin/aclnn-conv-backward without LD_LIBRARY_PATH"; }
-  user_shell "aclnn-conv --help | head -1" | grep -q "usage: aclnn-conv" || fail "aclnn-conv not on PATH after set_env.sh"
+  # Through a file: with pipefail, `--help | head -1` fails whenever head
+  # exits before the tool has written its (multi-buffer) help text.
+  { user_shell "aclnn-conv --help" >"$work_dir/help.out" &&
+    head -1 "$work_dir/help.out" | grep -q "usage: aclnn-conv"; } ||
+    fail "aclnn-conv not on PATH after set_env.sh"
   user_shell "aclnn-conv n2c4o4w16k3p1t --repeat 1 --mask 101" | grep -q "1 passed, 0 failed" ||
     fail "aclnn-conv from PATH did not pass"
 fi

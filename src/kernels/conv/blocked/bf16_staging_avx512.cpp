@@ -9,6 +9,7 @@
 
 #include <immintrin.h>
 
+#include "kernels/conv/blocked/bf16_words_avx512_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/conv/blocked/staged_rows_inl.h"
 #include "kernels/simd/transpose_avx512.h"
@@ -17,32 +18,6 @@ namespace aclcpu {
 namespace kernels {
 namespace blocked {
 namespace {
-
-__mmask16 firstLanes(int64_t count) {
-  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
-                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
-}
-
-// Lanes holding a bf16Unsafe value.
-__mmask16 unsafeLanes(__m512i v) {
-  const __m512i e = _mm512_and_si512(_mm512_srli_epi32(v, 23), _mm512_set1_epi32(0xFF));
-  const __m512i magnitude = _mm512_and_si512(v, _mm512_set1_epi32(0x7FFFFFFF));
-  const __mmask16 special = _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF));
-  const __mmask16 tiny = _mm512_cmplt_epi32_mask(e, _mm512_set1_epi32(127 - 40)) &
-                         _mm512_cmpneq_epi32_mask(magnitude, _mm512_setzero_si512());
-  return special | tiny;
-}
-
-__m512i pairWords(__m512i even, __m512i odd) {
-  return _mm512_or_si512(_mm512_srli_epi32(even, 16),
-                         _mm512_and_si512(odd, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
-}
-
-__m512i hiLoWords(__m512i v) {
-  const __m512i hi = _mm512_and_si512(v, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
-  const __m512 lo = _mm512_sub_ps(_mm512_castsi512_ps(v), _mm512_castsi512_ps(hi));
-  return pairWords(hi, _mm512_castps_si512(lo));
-}
 
 // The dense channel of word u's first element.
 int64_t firstChannel(PairKind kind, int64_t word) {
@@ -72,9 +47,7 @@ bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64
         _mm512_mask_i32gather_ps(_mm512_setzero_ps(), evenMask, even, rows[o], 4));
     unsafe |= unsafeLanes(a);
     if (hiLo) {
-      const __m512i h = _mm512_and_si512(a, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)));
-      const __m512i l =
-          _mm512_castps_si512(_mm512_sub_ps(_mm512_castsi512_ps(a), _mm512_castsi512_ps(h)));
+      const __m512i h = highPart(a), l = lowPart(a, h);
       v[o] = _mm512_castsi512_ps(pairWords(h, l));
       u[o] = _mm512_castsi512_ps(pairWords(l, h));
       continue;

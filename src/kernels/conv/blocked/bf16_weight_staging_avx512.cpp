@@ -11,42 +11,13 @@
 
 #include <cstring>
 
+#include "kernels/conv/blocked/bf16_words_avx512_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
-namespace {
-
-__mmask16 firstLanes(int64_t count) {
-  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
-                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
-}
-
-__mmask16 unsafeLanes(__m512i v) {
-  const __m512i e = _mm512_and_si512(_mm512_srli_epi32(v, 23), _mm512_set1_epi32(0xFF));
-  const __m512i magnitude = _mm512_and_si512(v, _mm512_set1_epi32(0x7FFFFFFF));
-  const __mmask16 special = _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF));
-  const __mmask16 tiny = _mm512_cmplt_epi32_mask(e, _mm512_set1_epi32(127 - 40)) &
-                         _mm512_cmpneq_epi32_mask(magnitude, _mm512_setzero_si512());
-  return special | tiny;
-}
-
-// A function, not a constant: a namespace-scope vector would be built at
-// load time, before any cpuid check.
-__m512i highHalves() { return _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)); }
-
-__m512i pairWords(__m512i even, __m512i odd) {
-  return _mm512_or_si512(_mm512_srli_epi32(even, 16), _mm512_and_si512(odd, highHalves()));
-}
-__m512i highPart(__m512i v) { return _mm512_and_si512(v, highHalves()); }
-__m512i lowPart(__m512i v, __m512i hi) {
-  return _mm512_castps_si512(_mm512_sub_ps(_mm512_castsi512_ps(v), _mm512_castsi512_ps(hi)));
-}
-
-}  // namespace
-
 bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
                             int64_t begin, int64_t end, uint16_t* staged) {
   const int64_t plane = l.source[1] * l.source[2];

@@ -1,0 +1,53 @@
+#pragma once
+// The vector forms of bf16_pairs_inl.h, 16 lanes at a time, shared by the
+// bf16 staging files. For files compiled with AVX-512 only; static inline so
+// that every including file keeps its own copy (nothing built with AVX-512
+// reaches generic code through the linker). No namespace-scope vectors: they
+// would be built at load time, before any cpuid check.
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+
+// The first `count` lanes (all 16 from 16 on).
+static inline __mmask16 firstLanes(int64_t count) {
+  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
+                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
+}
+
+// Lanes holding a bf16Unsafe value.
+static inline __mmask16 unsafeLanes(__m512i v) {
+  const __m512i e = _mm512_and_si512(_mm512_srli_epi32(v, 23), _mm512_set1_epi32(0xFF));
+  const __m512i magnitude = _mm512_and_si512(v, _mm512_set1_epi32(0x7FFFFFFF));
+  const __mmask16 special = _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF));
+  const __mmask16 tiny = _mm512_cmplt_epi32_mask(e, _mm512_set1_epi32(127 - 40)) &
+                         _mm512_cmpneq_epi32_mask(magnitude, _mm512_setzero_si512());
+  return special | tiny;
+}
+
+static inline __m512i highHalves() { return _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)); }
+
+// pairWord per lane: bf16(even) low, bf16(odd) high (both already bf16 values).
+static inline __m512i pairWords(__m512i even, __m512i odd) {
+  return _mm512_or_si512(_mm512_srli_epi32(even, 16), _mm512_and_si512(odd, highHalves()));
+}
+
+// hi = v truncated to bf16; lo = v - hi (exact for 12 significant bits).
+static inline __m512i highPart(__m512i v) { return _mm512_and_si512(v, highHalves()); }
+static inline __m512i lowPart(__m512i v, __m512i hi) {
+  return _mm512_castps_si512(_mm512_sub_ps(_mm512_castsi512_ps(v), _mm512_castsi512_ps(hi)));
+}
+
+// hiLoWord per lane.
+static inline __m512i hiLoWords(__m512i v) {
+  const __m512i hi = highPart(v);
+  return pairWords(hi, lowPart(v, hi));
+}
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu
