@@ -31,4 +31,21 @@ inline bool checkedProduct(const int64_t* dims, uint64_t count, int64_t* out) {
   return true;
 }
 
+// Size arithmetic that remembers the first overflow: after a failed step
+// every result is 0 and `ok` stays false, so a plan can be computed in one
+// straight line and checked once.
+struct CheckedSizes {
+  bool ok = true;
+  int64_t mul(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (!checkedMul(a, b, &r)) ok = false;
+    return ok ? r : 0;
+  }
+  int64_t add(int64_t a, int64_t b) {
+    int64_t r = 0;
+    if (!checkedAdd(a, b, &r)) ok = false;
+    return ok ? r : 0;
+  }
+};
+
 }  // namespace aclcpu

@@ -46,20 +46,6 @@ struct WeightPlan {
   uint64_t xOffset = 0, dyOffset = 0, partialOffset = 0, bytes = 0;
 };
 
-struct Checked {
-  bool ok = true;
-  int64_t mul(int64_t a, int64_t b) {
-    int64_t r = 0;
-    if (!checkedMul(a, b, &r)) ok = false;
-    return ok ? r : 0;
-  }
-  int64_t add(int64_t a, int64_t b) {
-    int64_t r = 0;
-    if (!checkedAdd(a, b, &r)) ok = false;
-    return ok ? r : 0;
-  }
-};
-
 uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
 
 bool planWeight(const ConvShape& s, WeightPlan* p) {
@@ -68,7 +54,7 @@ bool planWeight(const ConvShape& s, WeightPlan* p) {
   if (conv_detail::describe(s).columnsAreInput) return false;
   p->kind = s.operands == OperandValues::BF16 ? PairKind::Pairs : PairKind::HiLo;
   p->perPosition = p->kind == PairKind::Pairs ? 1 : 4;
-  Checked c;
+  CheckedSizes c;
   p->icBlocks = (s.inChannels + 15) / 16;
   p->ocBlocks = (s.outChannels + 15) / 16;
   // Channel padding to 16 wastes at most half the work.

@@ -23,20 +23,7 @@ constexpr double kMaxPaddingWaste = 1.5;
 
 int64_t blocksOf(int64_t channels) { return (channels + kLanes - 1) / kLanes; }
 
-// Overflow-checked size arithmetic that remembers the first failure.
-struct Sizes {
-  bool ok = true;
-  int64_t mul(int64_t a, int64_t b) {
-    int64_t r = 0;
-    if (!checkedMul(a, b, &r)) ok = false;
-    return ok ? r : 0;
-  }
-  int64_t add(int64_t a, int64_t b) {
-    int64_t r = 0;
-    if (!checkedAdd(a, b, &r)) ok = false;
-    return ok ? r : 0;
-  }
-};
+using Sizes = CheckedSizes;
 
 bool channelBlocks(const ConvShape& s, bool backwardData, ChannelBlocks* b) {
   const int64_t G = s.groups;
