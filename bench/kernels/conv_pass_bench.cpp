@@ -3,7 +3,7 @@
 // one thread count, next to the one-core FMA peak measured in the same run.
 // A measurement, not a test. Usage:
 //   conv_pass_bench [--threads N] [--repeat N] [--operands fp32|bf16|fp16|hf32]
-//                   N C O G  D H W  KD KH KW  S P DL
+//                   [--only SUBSTRING] N C O G  D H W  KD KH KW  S P DL
 // (--operands rounds the data and offers the entries for that operand kind,
 // which run next to the fp32 entries.)
 // (S, P, DL apply to every spatial dim; the output extent follows from them.)
@@ -39,11 +39,14 @@ int main(int argc, char** argv) {
   OperandValues operands = OperandValues::F32;
   Rounding rounding = Rounding::None;
   std::vector<int64_t> v;
+  std::string only;  // run only the entries whose name contains it
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
     } else if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) {
       repeat = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
     } else if (!std::strcmp(argv[i], "--operands") && i + 1 < argc) {
       const std::string name = argv[++i];
       const char* names[4] = {"fp32", "bf16", "fp16", "hf32"};
@@ -64,6 +67,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: conv_pass_bench [--threads N] [--repeat N] [--operands fp32|bf16|fp16|hf32] "
+        "[--only SUBSTRING] "
         "N C O G D H W KD KH KW S P DL\n");
     return 2;
   }
@@ -100,6 +104,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < convAlgorithmCount(); ++i) {
     const ConvAlgorithm& a = convAlgorithmAt(i);
     if (a.minimumIsa > activeIsa() || !a.accepts(s)) continue;
+    if (!only.empty() && std::string(a.name).find(only) == std::string::npos) continue;
     std::vector<char> raw(a.scratchBytes(s) + 64);
     void* scratch = raw.data() + (64 - reinterpret_cast<uintptr_t>(raw.data()) % 64) % 64;
     const float* first = a.pass == ConvPass::BackwardData ? y.data() : x.data();

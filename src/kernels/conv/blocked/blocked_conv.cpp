@@ -52,6 +52,8 @@ struct ChannelSlot {
   int64_t offset = 0;
 };
 
+constexpr int64_t kPackSliceTaps = 16;
+
 void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& w, float* packed) {
   const bool data = p.kind == RowPassKind::BackwardData;
   const int64_t outChannels = data ? w.inChannels : w.outChannels;
@@ -69,6 +71,7 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
     return s;
   };
   parallelFor(p.blocks.tiles, [&](int64_t begin, int64_t end) {
+    alignas(64) float buffer[2 * kLanes * kLanes * kPackSliceTaps];
     for (int64_t tile = begin; tile < end; ++tile) {
       int64_t ob0 = 0;
       int nb = 1;
@@ -80,26 +83,48 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
         const int64_t ch = ob0 * kLanes + o;
         outSlots[o] = slot(ch, outChannels, outPerGroup, !data);
       }
-      for (int64_t i = 0; i < p.tapsPerTile; ++i) {
-        float* block = dst + i * p.tapFloats;
-        const int64_t tap = table.weightTap[i];
-        const int64_t red = (red0 + table.redIndex[i]) * kLanes;
-        if (p.blocks.depthwise) {
+      if (p.blocks.depthwise) {
+        for (int64_t i = 0; i < p.tapsPerTile; ++i) {
+          float* block = dst + i * p.tapFloats;
+          const int64_t tap = table.weightTap[i];
           // w[ch][0][tap] in both directions.
           for (int64_t o = 0; o < kLanes; ++o) {
             const int64_t ch = ob0 * kLanes + o;
             block[o] = outSlots[o].group < 0 ? 0.0f : w.w[ch * w.taps + tap];
           }
-          continue;
         }
-        for (int64_t c = 0; c < kLanes; ++c) {
-          const ChannelSlot r = slot(red + c, redChannels, redPerGroup, data);
-          float* line = block + c * nb * kLanes;
-          for (int64_t o = 0; o < nb * kLanes; ++o) {
-            const ChannelSlot& s = outSlots[o];
-            line[o] = s.group >= 0 && s.group == r.group ? w.w[s.offset + r.offset + tap] : 0.0f;
+        continue;
+      }
+      // The weights of one reduction block and a slice of taps are first
+      // gathered, in runs along w's rows, into a buffer in L1 laid out like
+      // the packed blocks ([c][tap][o]); each packed block is then one copy.
+      // Reading w straight in packed order strides by whole weight rows,
+      // which for power-of-two channel counts land in a few cache sets and
+      // thrash L1.
+      const int64_t width = nb * kLanes;
+      int64_t bufferRed = -1, bufferTap0 = 0;
+      for (int64_t i = 0; i < p.tapsPerTile; ++i) {
+        const int64_t tap = table.weightTap[i];
+        const int64_t red = (red0 + table.redIndex[i]) * kLanes;
+        if (red != bufferRed || tap < bufferTap0 || tap >= bufferTap0 + kPackSliceTaps) {
+          bufferRed = red;
+          bufferTap0 = tap / kPackSliceTaps * kPackSliceTaps;
+          const int64_t taps = std::min(kPackSliceTaps, w.taps - bufferTap0);
+          for (int64_t c = 0; c < kLanes; ++c) {
+            const ChannelSlot r = slot(red + c, redChannels, redPerGroup, data);
+            float* rows = buffer + c * kPackSliceTaps * width;
+            for (int64_t o = 0; o < width; ++o) {
+              const ChannelSlot& s = outSlots[o];
+              const bool inGroup = s.group >= 0 && s.group == r.group;
+              const float* from = w.w + s.offset + r.offset + bufferTap0;
+              for (int64_t t = 0; t < taps; ++t) rows[t * width + o] = inGroup ? from[t] : 0.0f;
+            }
           }
         }
+        float* block = dst + i * p.tapFloats;
+        for (int64_t c = 0; c < kLanes; ++c)
+          std::memcpy(block + c * width, buffer + (c * kPackSliceTaps + tap - bufferTap0) * width,
+                      static_cast<size_t>(width) * sizeof(float));
       }
     }
   });
@@ -259,27 +284,41 @@ void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float
     });
   }
   const int64_t tapCount = p.taps[0] * p.taps[1] * p.taps[2];
-  // Combine the chunks in chunk order and write dw [O, C/G, taps].
+  // Combine the chunks in chunk order and write dw [O, C/G, taps], one
+  // (output block, reduction block) pair and a slice of its taps at a time:
+  // the sum over chunks runs along the partials' memory (a stream the
+  // prefetcher follows) into a buffer in L1, and the transpose into dw's
+  // rows reads that buffer. (Transposing straight out of the partials missed
+  // the cache on every element: half of the pass on 512 channels.)
   const Weights shapeW = weightsOf(shape, nullptr);
-  parallelFor(b.outBlocks, [&](int64_t begin, int64_t end) {
-    for (int64_t ob = begin; ob < end; ++ob) {
-      for (int64_t r = 0; r < b.redPerGroup; ++r) {
-        const int64_t pair = ob * b.redPerGroup + r;
-        const int64_t cb = firstReduction(b, ob) + r;
-        for (int64_t tap = 0; tap < tapCount; ++tap) {
+  const int64_t chunkFloats = p.pairs * p.blockFloats;
+  constexpr int64_t kSliceTaps = 16;
+  parallelFor(b.outBlocks * b.redPerGroup, [&](int64_t begin, int64_t end) {
+    alignas(64) float sums[kSliceTaps * kLanes * kLanes];
+    for (int64_t pair = begin; pair < end; ++pair) {
+      const int64_t ob = pair / b.redPerGroup;
+      const int64_t cb = firstReduction(b, ob) + pair % b.redPerGroup;
+      for (int64_t t0 = 0; t0 < tapCount; t0 += kSliceTaps) {
+        const int64_t taps = std::min(kSliceTaps, tapCount - t0);
+        const float* first = partial + pair * p.blockFloats + t0 * tapFloats;
+        const int64_t n = taps * tapFloats;
+        for (int64_t j = 0; j < n; ++j) sums[j] = first[j];
+        for (int64_t chunk = 1; chunk < p.chunks; ++chunk) {
+          const float* more = first + chunk * chunkFloats;
+          for (int64_t j = 0; j < n; ++j) sums[j] += more[j];
+        }
+        for (int64_t o = 0; o < kLanes; ++o) {
+          const int64_t oc = ob * kLanes + o;
+          if (oc >= shapeW.outChannels) break;
+          // The reduction channels of oc's group: [icBegin, icBegin + cinPerGroup).
+          const int64_t icBegin = oc / shapeW.coutPerGroup * shapeW.cinPerGroup;
+          float* dwRow = dw + oc * shapeW.cinPerGroup * tapCount + t0;
           for (int64_t c = 0; c < (b.depthwise ? 1 : kLanes); ++c) {
-            for (int64_t o = 0; o < kLanes; ++o) {
-              const int64_t oc = ob * kLanes + o;
-              const int64_t ic = b.depthwise ? oc : cb * kLanes + c;
-              if (oc >= shapeW.outChannels || ic >= shapeW.inChannels ||
-                  oc / shapeW.coutPerGroup != ic / shapeW.cinPerGroup)
-                continue;
-              const int64_t at = tap * tapFloats + (b.depthwise ? o : c * kLanes + o);
-              float sum = partial[pair * p.blockFloats + at];
-              for (int64_t chunk = 1; chunk < p.chunks; ++chunk)
-                sum += partial[(chunk * p.pairs + pair) * p.blockFloats + at];
-              dw[(oc * shapeW.cinPerGroup + ic % shapeW.cinPerGroup) * shapeW.taps + tap] = sum;
-            }
+            const int64_t ic = b.depthwise ? oc : cb * kLanes + c;
+            if (ic < icBegin || ic >= icBegin + shapeW.cinPerGroup) continue;
+            const float* src = sums + (b.depthwise ? o : c * kLanes + o);
+            float* dst = dwRow + (ic - icBegin) * tapCount;
+            for (int64_t tap = 0; tap < taps; ++tap) dst[tap] = src[tap * tapFloats];
           }
         }
       }

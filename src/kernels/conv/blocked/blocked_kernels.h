@@ -15,7 +15,8 @@ namespace blocked {
 // One row segment of a row pass:
 //   out[t][b * 16 + o] = sum over taps k, in order, of sum over c in 0..15 of
 //     in[taps[k] + t * inStep * 16 + c] * weights[k * tapStride + c * nb * 16 + b * 16 + o]
-// stored (not accumulated) at out + t * outColStep + b * outBlockStride.
+// stored (not accumulated) at out + t * outColStep + b * outBlockStride. The
+// kernel may keep partial sums of a slice of the taps there meanwhile.
 // Depthwise: out[t][o] = sum over k of in[taps[k] + t * inStep * 16 + o] *
 // weights[k * tapStride + o].
 struct RowJob {

@@ -16,15 +16,22 @@ namespace kernels {
 namespace blocked {
 namespace {
 
+// accumulate: add to the partial sums already in out (a later slice of the
+// taps) instead of starting from zero.
 using TileFn = void (*)(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
-                        int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep);
+                        int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep,
+                        bool accumulate);
 
 template <int WT, int IS>
 void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
-               int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep) {
+               int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep,
+               bool accumulate) {
   __m256 acc[WT][2];
 #pragma GCC unroll 8
-  for (int t = 0; t < WT; ++t) acc[t][0] = acc[t][1] = _mm256_setzero_ps();
+  for (int t = 0; t < WT; ++t) {
+    acc[t][0] = accumulate ? _mm256_loadu_ps(out + t * outColStep) : _mm256_setzero_ps();
+    acc[t][1] = accumulate ? _mm256_loadu_ps(out + t * outColStep + 8) : _mm256_setzero_ps();
+  }
   for (int64_t k = 0; k < tapCount; ++k) {
     const float* src = in + taps[k];
     const float* wk = w + k * tapStride;
@@ -49,10 +56,14 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
 
 template <int WT, int IS>
 void depthwiseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
-                   int64_t tapStride, int64_t /*weightRow*/, float* out, int64_t outColStep) {
+                   int64_t tapStride, int64_t /*weightRow*/, float* out, int64_t outColStep,
+                   bool accumulate) {
   __m256 acc[WT][2];
 #pragma GCC unroll 8
-  for (int t = 0; t < WT; ++t) acc[t][0] = acc[t][1] = _mm256_setzero_ps();
+  for (int t = 0; t < WT; ++t) {
+    acc[t][0] = accumulate ? _mm256_loadu_ps(out + t * outColStep) : _mm256_setzero_ps();
+    acc[t][1] = accumulate ? _mm256_loadu_ps(out + t * outColStep + 8) : _mm256_setzero_ps();
+  }
   for (int64_t k = 0; k < tapCount; ++k) {
     const float* src = in + taps[k];
     const __m256 w0 = _mm256_loadu_ps(w + k * tapStride);
@@ -91,16 +102,26 @@ constexpr auto kDense2 = denseTable<2>(std::make_integer_sequence<int, kMaxWide>
 constexpr auto kDepth1 = depthwiseTable<1>(std::make_integer_sequence<int, kMaxWide>{});
 constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxWide>{});
 
+// Taps run in slices whose weights stay in L1 across the row's tiles (see
+// f32_conv_rows_nb16_avx512.cpp); each output still sums its taps in order.
+constexpr int64_t kSliceWeightFloats = 4096;
+
 template <typename T>
 void runRow(const RowJob& job, const T& table, const float* weights, int64_t weightRow,
             float* out) {
   const int64_t tiles = (job.count + kMaxWide - 1) / kMaxWide;
   if (tiles == 0) return;
   const int64_t width = (job.count + tiles - 1) / tiles;
-  for (int64_t pos = 0; pos < job.count; pos += width) {
-    const int64_t wt = job.count - pos < width ? job.count - pos : width;
-    table[wt - 1](job.in + pos * job.inStep * 16, job.taps, job.tapCount, weights, job.tapStride,
-                  weightRow, out + pos * job.outColStep, job.outColStep);
+  int64_t slice = tiles == 1 ? job.tapCount : kSliceWeightFloats / job.tapStride;
+  if (slice < 1) slice = 1;
+  for (int64_t k0 = 0; k0 == 0 || k0 < job.tapCount; k0 += slice) {
+    const int64_t taps = job.tapCount - k0 < slice ? job.tapCount - k0 : slice;
+    for (int64_t pos = 0; pos < job.count; pos += width) {
+      const int64_t wt = job.count - pos < width ? job.count - pos : width;
+      table[wt - 1](job.in + pos * job.inStep * 16, job.taps + k0, taps,
+                    weights + k0 * job.tapStride, job.tapStride, weightRow,
+                    out + pos * job.outColStep, job.outColStep, k0 > 0);
+    }
   }
 }
 
