@@ -529,6 +529,13 @@ std::vector<ConvShape> edgeShapes() {
   v.push_back(edgeShape(3, 16, 16, 1, unit, {150, 3, 1, 1, 1, 0}, {5, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(3, 32, 32, 32, unit, {150, 3, 1, 1, 1, 0}, {9, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(1, 32, 32, 1, {4, 3, 1, 1, 1, 0}, {6, 3, 1, 1, 1, 0}, {6, 3, 1, 1, 1, 0}));
+  // Depthwise planes: rows that need several bands of the plane kernels'
+  // buffer, dilated and H-strided windows, padding beyond the kernel's reach
+  // (a negative pad in the data gradient's flipped correlation), row tails.
+  v.push_back(edgeShape(2, 4, 4, 4, unit, {120, 5, 2, 4, 2, 0}, {500, 5, 1, 4, 2, 0}));
+  v.push_back(edgeShape(1, 3, 3, 3, unit, {30, 3, 1, 1, 1, 0}, {1000, 3, 1, 1, 1, 0}));
+  v.push_back(edgeShape(2, 5, 5, 5, unit, {40, 3, 1, 3, 1, 0}, {70, 3, 1, 4, 1, 0}));
+  v.push_back(edgeShape(1, 2, 2, 2, unit, unit, {4000, 7, 1, 3, 1, 0}));
   return v;
 }
 

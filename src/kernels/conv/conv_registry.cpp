@@ -5,6 +5,7 @@
 #include "kernels/conv/blocked/blocked_bf16_conv.h"
 #include "kernels/conv/blocked/blocked_conv.h"
 #include "kernels/conv/conv_geometry.h"
+#include "kernels/conv/depthwise_plane/dwconv_plane.h"
 #include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
 #include "kernels/conv/small_group/conv_direct.h"
 
@@ -29,6 +30,24 @@ void smallGroupBackwardData(const ConvShape& s, const float* dy, const float* w,
 void smallGroupBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
                               void*) {
   conv_detail::directBackwardWeight(s, conv_detail::describe(s), x, dy, dw);
+}
+
+void planeForwardRun(const ConvShape& s, const float* x, const float* w, float* y, void*) {
+  depthwise_plane::forward(s, x, w, nullptr, y);
+}
+void planeForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                      float* y, void*) {
+  depthwise_plane::forward(s, x, w, bias, y);
+}
+void planeBackwardDataRun(const ConvShape& s, const float* dy, const float* w, float* dx, void*) {
+  depthwise_plane::backwardData(s, dy, w, nullptr, dx);
+}
+void planeBackwardDataBias(const ConvShape& s, const float* dy, const float* w, const float* bias,
+                           float* dx, void*) {
+  depthwise_plane::backwardData(s, dy, w, bias, dx);
+}
+void planeBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw, void*) {
+  depthwise_plane::backwardWeight(s, x, dy, dw);
 }
 
 template <Channels kind>
@@ -110,6 +129,8 @@ const ConvAlgorithm kAlgorithms[] = {
    blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias},
   {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
    blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias},
+  {"f32_dwconv_fwd_plane_w16_avx512", kF, Isa::Avx512, depthwise_plane::acceptsForward,
+   noScratch, planeForwardRun, planeForwardBias},
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
    blockedForwardBias<Isa::Avx512>},
@@ -130,6 +151,8 @@ const ConvAlgorithm kAlgorithms[] = {
    blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias},
   {"bf16x2_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<false>,
    blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias},
+  {"f32_dwconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, depthwise_plane::acceptsBackwardData,
+   noScratch, planeBackwardDataRun, planeBackwardDataBias},
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>},
@@ -151,6 +174,8 @@ const ConvAlgorithm kAlgorithms[] = {
    blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight},
   {"bf16x2_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<false>,
    blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight},
+  {"f32_dwconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, depthwise_plane::acceptsBackwardWeight,
+   noScratch, planeBackwardWeightRun},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>},

@@ -19,10 +19,10 @@ namespace blocked {
 namespace {
 
 #if defined(__SANITIZE_ADDRESS__)  // GCC
-constexpr int kChannelUnroll = 4;
+constexpr int kChannelUnroll = 16;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)  // clang
-constexpr int kChannelUnroll = 4;
+constexpr int kChannelUnroll = 16;
 #else
 constexpr int kChannelUnroll = 16;
 #endif

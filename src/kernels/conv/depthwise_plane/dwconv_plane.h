@@ -1,0 +1,80 @@
+#pragma once
+// Depthwise convolution (groups == C == O) of 1D/2D problems on the caller's
+// dense NCHW memory, one (image, channel) plane at a time: a band of input
+// rows is copied, padded with zeros, into a buffer in L1, and the output
+// row is computed along W in 16-lane vectors. Every plane's data is read
+// and written once, where the channel-blocked algorithm stages both
+// operands and unstages the result (three passes over memory for a layer
+// that is all memory traffic).
+//
+// Limits: unit stride along W (any stride along H for the forward and the
+// weight gradient; unit strides for the data gradient), at most kMaxTaps
+// taps, and one output row's band must fit the buffer.
+
+#include <cstdint>
+
+#include "kernels/kernel_types.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace depthwise_plane {
+
+constexpr int64_t kBandFloats = 8192;  // 32 KB: the band buffer, on the stack
+constexpr int64_t kMaxTaps = 64;
+constexpr int64_t kLanes = 16;
+
+// dst[r][c] = sum over taps (i, j), in order, of
+//   src[r * rowStride + i * dilH - padH][c + j * dilW - padW] * taps[i * kw + j]
+// (zero where the src index is outside the plane), plus bias when hasBias.
+// pad may be negative (the data gradient's flipped correlation).
+struct PlaneCorrelation {
+  const float* src = nullptr;
+  int64_t srcH = 0, srcW = 0;
+  float* dst = nullptr;
+  int64_t dstH = 0, dstW = 0;
+  int64_t rowStride = 1, dilH = 1, dilW = 1, padH = 0, padW = 0;
+  const float* taps = nullptr;
+  int64_t kh = 1, kw = 1;
+  float bias = 0.0f;
+  bool hasBias = false;
+};
+
+// acc[t * 16 + lane] += the plane's contribution to tap t = i * kw + j:
+//   sum over r, c of x[r * rowStride + i * dilH - padH][c + j * dilW - padW] * dy[r][c]
+// with c in lane c % 16 (the fixed-order reduction of the lanes is the
+// caller's).
+struct PlaneWeightGrad {
+  const float* x = nullptr;
+  int64_t srcH = 0, srcW = 0;
+  const float* dy = nullptr;
+  int64_t dstH = 0, dstW = 0;
+  int64_t rowStride = 1, dilH = 1, dilW = 1, padH = 0, padW = 0;
+  int64_t kh = 1, kw = 1;
+  float* acc = nullptr;
+};
+
+// Floats of one buffered src row: the output row rounded up to whole
+// vectors, plus the kernel's reach along W.
+inline int64_t bandRowFloats(int64_t dstW, int64_t kw, int64_t dilW) {
+  return (dstW + kLanes - 1) / kLanes * kLanes + (kw - 1) * dilW;
+}
+// src rows one band of `rows` output rows reads.
+inline int64_t bandSrcRows(int64_t rows, int64_t rowStride, int64_t kh, int64_t dilH) {
+  return (rows - 1) * rowStride + (kh - 1) * dilH + 1;
+}
+
+void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& job);
+void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& job);
+
+bool acceptsForward(const ConvShape& s);
+bool acceptsBackwardData(const ConvShape& s);
+bool acceptsBackwardWeight(const ConvShape& s);
+// x [N, C, H, W], w [C, 1, KH, KW] -> y (+ bias[c] when bias is not null).
+void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y);
+void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias,
+                  float* dx);
+void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw);
+
+}  // namespace depthwise_plane
+}  // namespace kernels
+}  // namespace aclcpu

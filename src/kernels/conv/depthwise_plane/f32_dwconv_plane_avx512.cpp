@@ -1,0 +1,146 @@
+// AVX-512 kernels of the plane-wise depthwise convolution: 16 outputs of a
+// row per vector, up to four vectors per register block, each tap one
+// broadcast weight. Only called after a cpuid check. Keep this file free of
+// library templates: anything instantiated here is compiled with AVX-512 and
+// could be picked by the linker for generic callers.
+
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/conv/depthwise_plane/dwconv_plane.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace depthwise_plane {
+namespace {
+
+__mmask16 tailMask(int64_t n) {
+  return n >= kLanes ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
+}
+
+int64_t bandRows(int64_t rowFloats, int64_t rowStride, int64_t kh, int64_t dilH, int64_t dstH) {
+  int64_t rows = (kBandFloats / rowFloats - 1 - (kh - 1) * dilH) / rowStride + 1;
+  return rows < dstH ? rows : dstH;
+}
+
+// Buffer row b of a band starting at output row r0 holds src row
+// r0 * rowStride + b - padH; buffer column m holds src column m - padW.
+void fillBand(const float* src, int64_t srcH, int64_t srcW, int64_t firstRow, int64_t rows,
+              int64_t padW, int64_t rowFloats, float* buf) {
+  int64_t lo = padW > 0 ? padW : 0;
+  int64_t hi = srcW + padW < rowFloats ? srcW + padW : rowFloats;
+  if (hi < lo) hi = lo;
+  for (int64_t b = 0; b < rows; ++b) {
+    float* row = buf + b * rowFloats;
+    const int64_t sr = firstRow + b;
+    if (sr < 0 || sr >= srcH || hi == lo) {
+      std::memset(row, 0, static_cast<size_t>(rowFloats) * sizeof(float));
+      continue;
+    }
+    std::memset(row, 0, static_cast<size_t>(lo) * sizeof(float));
+    std::memcpy(row + lo, src + sr * srcW + (lo - padW),
+                static_cast<size_t>(hi - lo) * sizeof(float));
+    std::memset(row + hi, 0, static_cast<size_t>(rowFloats - hi) * sizeof(float));
+  }
+}
+
+template <int NV>
+void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation& j, float* out,
+                    int64_t remaining) {
+  __m512 acc[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) acc[v] = _mm512_setzero_ps();
+  for (int64_t i = 0; i < j.kh; ++i) {
+    const float* rp = base + i * j.dilH * rowFloats;
+    for (int64_t k = 0; k < j.kw; ++k) {
+      const __m512 t = _mm512_set1_ps(j.taps[i * j.kw + k]);
+      const float* p = rp + k * j.dilW;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(p + v * kLanes), t, acc[v]);
+    }
+  }
+  const __m512 bias = _mm512_set1_ps(j.bias);
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const __m512 r = j.hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
+    _mm512_mask_storeu_ps(out + v * kLanes, tailMask(remaining - v * kLanes), r);
+  }
+}
+
+}  // namespace
+
+void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
+  alignas(64) float buf[kBandFloats];
+  const int64_t rowFloats = bandRowFloats(j.dstW, j.kw, j.dilW);
+  const int64_t band = bandRows(rowFloats, j.rowStride, j.kh, j.dilH, j.dstH);
+  for (int64_t r0 = 0; r0 < j.dstH; r0 += band) {
+    const int64_t rows = j.dstH - r0 < band ? j.dstH - r0 : band;
+    fillBand(j.src, j.srcH, j.srcW, r0 * j.rowStride - j.padH,
+             bandSrcRows(rows, j.rowStride, j.kh, j.dilH), j.padW, rowFloats, buf);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* base = buf + r * j.rowStride * rowFloats;
+      float* out = j.dst + (r0 + r) * j.dstW;
+      for (int64_t c0 = 0; c0 < j.dstW; c0 += 4 * kLanes) {
+        const int64_t left = j.dstW - c0;
+        const int64_t nv = left >= 4 * kLanes ? 4 : (left + kLanes - 1) / kLanes;
+        switch (nv) {
+          case 4:
+            correlateBlock<4>(base + c0, rowFloats, j, out + c0, left);
+            break;
+          case 3:
+            correlateBlock<3>(base + c0, rowFloats, j, out + c0, left);
+            break;
+          case 2:
+            correlateBlock<2>(base + c0, rowFloats, j, out + c0, left);
+            break;
+          default:
+            correlateBlock<1>(base + c0, rowFloats, j, out + c0, left);
+            break;
+        }
+      }
+    }
+  }
+}
+
+void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
+  alignas(64) float buf[kBandFloats];
+  const int64_t rowFloats = bandRowFloats(j.dstW, j.kw, j.dilW);
+  const int64_t band = bandRows(rowFloats, j.rowStride, j.kh, j.dilH, j.dstH);
+  for (int64_t r0 = 0; r0 < j.dstH; r0 += band) {
+    const int64_t rows = j.dstH - r0 < band ? j.dstH - r0 : band;
+    fillBand(j.x, j.srcH, j.srcW, r0 * j.rowStride - j.padH,
+             bandSrcRows(rows, j.rowStride, j.kh, j.dilH), j.padW, rowFloats, buf);
+    for (int64_t i = 0; i < j.kh; ++i) {
+      for (int64_t k = 0; k < j.kw; ++k) {
+        // Four partial sums, one per vector of a 64-column block, so the
+        // adds do not wait on one another; combined in a fixed order.
+        __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                       _mm512_setzero_ps()};
+        for (int64_t r = 0; r < rows; ++r) {
+          const float* xp = buf + (r * j.rowStride + i * j.dilH) * rowFloats + k * j.dilW;
+          const float* dp = j.dy + (r0 + r) * j.dstW;
+          for (int64_t c0 = 0; c0 < j.dstW; c0 += 4 * kLanes) {
+#pragma GCC unroll 4
+            for (int v = 0; v < 4; ++v) {
+              const int64_t c = c0 + v * kLanes;
+              if (c >= j.dstW) break;
+              // Lanes past the row stay out of the sum (x there may be inf).
+              const __mmask16 m = tailMask(j.dstW - c);
+              const __m512 d = _mm512_maskz_loadu_ps(m, dp + c);
+              a[v] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xp + c), d, a[v], m);
+            }
+          }
+        }
+        float* acc = j.acc + (i * j.kw + k) * kLanes;
+        const __m512 sum = _mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3]));
+        _mm512_storeu_ps(acc, _mm512_add_ps(_mm512_loadu_ps(acc), sum));
+      }
+    }
+  }
+}
+
+}  // namespace depthwise_plane
+}  // namespace kernels
+}  // namespace aclcpu
