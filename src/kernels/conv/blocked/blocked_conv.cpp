@@ -95,6 +95,27 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
         }
         continue;
       }
+      if (p.blocks.laneGroups > 1) {
+        // Interleaved groups (one block, its own groups): step j's vector
+        // holds, in lane l, the weight from channel j of lane l's group to
+        // lane l's output channel (lane orders as in StagedLayout).
+        const int64_t groups = p.blocks.laneGroups, perGroup = kLanes / groups;
+        for (int64_t i = 0; i < p.tapsPerTile; ++i) {
+          float* block = dst + i * p.tapFloats;
+          const int64_t tap = table.weightTap[i];
+          const int64_t red = (red0 + table.redIndex[i]) * kLanes;
+          for (int64_t j = 0; j < perGroup; ++j) {
+            for (int64_t lane = 0; lane < kLanes; ++lane) {
+              const ChannelSlot& s = outSlots[lane % groups * perGroup + lane / groups];
+              const ChannelSlot r =
+                  slot(red + lane % groups * perGroup + j, redChannels, redPerGroup, data);
+              block[j * kLanes + lane] =
+                  s.group >= 0 && s.group == r.group ? w.w[s.offset + r.offset + tap] : 0.0f;
+            }
+          }
+        }
+        continue;
+      }
       // The weights of one reduction block and a slice of taps are first
       // gathered, in runs along w's rows, into a buffer in L1 laid out like
       // the packed blocks ([c][tap][o]); each packed block is then one copy.
@@ -148,6 +169,7 @@ void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& 
       job.count = r.count;
       job.nb = r.nb;
       job.inStep = static_cast<int>(p.inStep);
+      job.laneGroups = static_cast<int>(p.blocks.laneGroups);
       (p.blocks.depthwise ? k.depthwiseRows : k.rows)(job);
     }
   });
@@ -236,7 +258,7 @@ void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float
   const ChannelBlocks& b = p.blocks;
   const int64_t planeRows = shape.out[1];
   const int64_t rowsPerImage = shape.out[0] * planeRows;
-  const int64_t tapFloats = b.depthwise ? kLanes : kLanes * kLanes;
+  const int64_t tapFloats = b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
     stage(k, x, p.x, image0, images, xs);
@@ -266,6 +288,7 @@ void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float
           job.rows = rows;
           job.cols = shape.out[2];
           job.accumulate = r0 != chunkBegin;
+          job.laneGroups = static_cast<int>(b.laneGroups);
           for (int64_t r = 0; r < b.redPerGroup; ++r) {
             const float* xBase = xs + image * p.x.imageStride + (cb0 + r) * p.x.blockStride +
                                  od * p.rowStepX[0] + oh * p.rowStepX[1];
@@ -306,6 +329,20 @@ void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float
         for (int64_t chunk = 1; chunk < p.chunks; ++chunk) {
           const float* more = first + chunk * chunkFloats;
           for (int64_t j = 0; j < n; ++j) sums[j] += more[j];
+        }
+        if (b.laneGroups > 1) {
+          // sums[(tap * perGroup + j) * 16 + lane]: from channel j of lane
+          // l's group to lane l's output channel (StagedLayout lane order).
+          const int64_t groups = b.laneGroups, perGroup = kLanes / groups;
+          for (int64_t lane = 0; lane < kLanes; ++lane) {
+            const int64_t oc = ob * kLanes + lane % groups * perGroup + lane / groups;
+            if (oc >= shapeW.outChannels) continue;
+            float* dwRow = dw + oc * shapeW.cinPerGroup * tapCount + t0;
+            for (int64_t j = 0; j < perGroup; ++j)
+              for (int64_t tap = 0; tap < taps; ++tap)
+                dwRow[j * tapCount + tap] = sums[(tap * perGroup + j) * kLanes + lane];
+          }
+          continue;
         }
         for (int64_t o = 0; o < kLanes; ++o) {
           const int64_t oc = ob * kLanes + o;

@@ -31,6 +31,11 @@ struct RowJob {
   int64_t count = 0;  // positions
   int nb = 1;         // output blocks: 1 or 2
   int inStep = 1;     // 1 or 2
+  // 2 or 4: one block of interleaved groups (StagedLayout::laneGroups), nb
+  // 1, and per tap 16 / laneGroups weight vectors:
+  //   out[t][l] = sum over k, then j in 0..16/G-1, of
+  //     in[taps[k] + t * inStep * 16 + j * G + l % G] * weights[k * tapStride + j * 16 + l]
+  int laneGroups = 1;
 };
 void f32_conv_rows_nb16_avx512(const RowJob& job);
 void f32_dwconv_rows_nb16_avx512(const RowJob& job);
@@ -52,6 +57,10 @@ struct WeightJob {
   int64_t cols = 0;
   float* dw = nullptr;
   bool accumulate = false;
+  // 2 or 4: x and dy staged with interleaved groups (StagedLayout::
+  // laneGroups G), and 16 / G vectors of dw instead of 16:
+  //   dw[j * 16 + l] (+)= sum of x[... + j * G + l % G] * dy[... + l]
+  int laneGroups = 1;
 };
 void f32_convbwdw_16x16_avx512(const WeightJob& job);
 void f32_dwconvbwdw_16_avx512(const WeightJob& job);

@@ -51,8 +51,10 @@ bool channelBlocks(const ConvShape& s, bool backwardData, ChannelBlocks* b) {
     b->redPerGroup = redPg / kLanes;
     b->pairs = true;
   } else if (cig == cog && kLanes % cig == 0 && cig >= 4) {
-    // Several whole groups share one block: block-diagonal 16 x 16 weights.
+    // Several whole groups share one block (the row passes interleave
+    // their channels; the weight pass keeps block-diagonal 16 x 16 blocks).
     b->outPerGroup = b->redPerGroup = 1;
+    b->laneGroups = kLanes / cig;
   } else {
     return false;
   }
@@ -204,7 +206,10 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   Sizes sz;
   const bool flatten = dims[1].stride == 1 && dims[2].stride == 1;
   const int64_t nbMax = p.blocks.pairs ? 2 : 1;
-  const int64_t tapFloats = p.blocks.depthwise ? kLanes : kLanes * kLanes * nbMax;
+  // Interleaved groups: one 16-lane weight vector per channel of a group.
+  const int64_t tapFloats = p.blocks.depthwise        ? kLanes
+                            : p.blocks.laneGroups > 1 ? kLanes / p.blocks.laneGroups * kLanes
+                                                      : kLanes * kLanes * nbMax;
 
   if (!data) {
     if (dims[2].stride > 2) return false;
@@ -332,6 +337,7 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
         }
   }
 
+  p.in.laneGroups = p.out.laneGroups = p.blocks.laneGroups;
   p.segmentLength = kSegmentLength;
   int64_t items = 0, taps = 0;
   for (int64_t i = 0; i < p.phaseCount; ++i) {
@@ -432,7 +438,10 @@ bool planWeightPass(const ConvShape& s, WeightPassPlan* plan) {
   p.pairs = sz.mul(p.blocks.outBlocks, p.blocks.redPerGroup);
   if (!sz.ok || !groupImages(s.batch, {&p.x, &p.dy}, &p.imagesPerGroup)) return false;
   const int64_t tapCount = sz.mul(sz.mul(p.taps[0], p.taps[1]), p.taps[2]);
-  p.blockFloats = sz.mul(tapCount, p.blocks.depthwise ? kLanes : kLanes * kLanes);
+  // Interleaved groups keep 16 / laneGroups vectors per tap, not 16.
+  p.x.laneGroups = p.dy.laneGroups = p.blocks.laneGroups;
+  p.blockFloats =
+      sz.mul(tapCount, p.blocks.depthwise ? kLanes : kLanes / p.blocks.laneGroups * kLanes);
   if (!sz.ok || p.pairs == 0 || p.rows == 0) return false;
   // More chunks balance more threads but cost partial sums; both limits are
   // shape-only, so the reduction order is the same for every thread count.

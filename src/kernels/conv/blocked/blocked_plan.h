@@ -34,6 +34,12 @@ struct ChannelBlocks {
   int64_t tiles = 0;        // output tiles of one or two blocks
   bool pairs = false;       // tiles hold two blocks (where a group has them)
   bool depthwise = false;   // one channel per group: channel-wise kernels
+  // Whole groups per block when several share one (4 or 8 channels per
+  // group), else 1. The row passes then stage those blocks with the groups'
+  // channels interleaved (see StagedLayout::laneGroups), so a kernel step
+  // multiplies one channel of every group instead of a block-diagonal
+  // 16 x 16 block that is mostly zeros.
+  int64_t laneGroups = 1;
 };
 
 // A staged activation: [images][blocks][size0][size1][size2][16] (+ slack),
@@ -50,6 +56,10 @@ struct StagedLayout {
   int64_t rowStride = 0, planeStride = 0, blockStride = 0, imageStride = 0;  // floats
   int64_t slackFloats = 0;
   uint64_t floats = 0;
+  // Lane order within a block: with G = laneGroups groups of 16 / G
+  // channels, lane j * G + g holds channel g * (16 / G) + j of the block
+  // (G = 1: lane c holds channel c).
+  int64_t laneGroups = 1;
 };
 
 struct Phase {

@@ -24,8 +24,10 @@ void stageRows_avx2(const float* dense, const StagedLayout& l, int64_t begin, in
     const float* src = dense + denseRow(l, r);
     for (int64_t q = lo; q < hi; ++q) {
       const int64_t i = q * l.step[2] + l.first[2];
-      for (int64_t c = 0; c < kLanes; ++c)
-        dst[q * kLanes + c] = c < r.channels ? src[c * channelStride + i] : 0.0f;
+      for (int64_t lane = 0; lane < kLanes; ++lane) {
+        const int64_t c = laneChannel(l, lane);
+        dst[q * kLanes + lane] = c < r.channels ? src[c * channelStride + i] : 0.0f;
+      }
     }
   }
 }
@@ -42,12 +44,12 @@ void unstageRows_avx2(const float* staged, const StagedLayout& l, int64_t begin,
     insideColumns(l, &lo, &hi);
     for (int64_t c = 0; c < r.channels; ++c) {
       float* line = dst + c * channelStride;
+      const float* lane = src + channelLane(l, c);
       const float b = bias ? bias[r.block * kLanes + c] : 0.0f;
       if (bias) {
-        for (int64_t q = lo; q < hi; ++q)
-          line[q * l.step[2] + l.first[2]] = src[q * kLanes + c] + b;
+        for (int64_t q = lo; q < hi; ++q) line[q * l.step[2] + l.first[2]] = lane[q * kLanes] + b;
       } else {
-        for (int64_t q = lo; q < hi; ++q) line[q * l.step[2] + l.first[2]] = src[q * kLanes + c];
+        for (int64_t q = lo; q < hi; ++q) line[q * l.step[2] + l.first[2]] = lane[q * kLanes];
       }
     }
   }

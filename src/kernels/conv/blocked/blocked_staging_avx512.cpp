@@ -41,20 +41,26 @@ void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, 
     if (l.step[2] != 1) {
       for (int64_t q = lo; q < hi; ++q) {
         const int64_t i = q * l.step[2] + l.first[2];
-        for (int64_t c = 0; c < kLanes; ++c)
-          dst[q * kLanes + c] = c < r.channels ? src[c * channelStride + i] : 0.0f;
+        for (int64_t lane = 0; lane < kLanes; ++lane) {
+          const int64_t c = laneChannel(l, lane);
+          dst[q * kLanes + lane] = c < r.channels ? src[c * channelStride + i] : 0.0f;
+        }
       }
       continue;
     }
+    int64_t channelOf[16];
+    for (int lane = 0; lane < 16; ++lane) channelOf[lane] = laneChannel(l, lane);
     for (int64_t q = lo; q < hi; q += 16) {
       const int64_t n = hi - q < 16 ? hi - q : 16;
       const __mmask16 mask = firstLanes(n);
       __m512 v[16];
 #pragma GCC unroll 16
-      for (int c = 0; c < 16; ++c)
-        v[c] = c < r.channels
-                   ? _mm512_maskz_loadu_ps(mask, src + c * channelStride + q + l.first[2])
-                   : _mm512_setzero_ps();
+      for (int lane = 0; lane < 16; ++lane) {
+        const int64_t c = channelOf[lane];
+        v[lane] = c < r.channels
+                      ? _mm512_maskz_loadu_ps(mask, src + c * channelStride + q + l.first[2])
+                      : _mm512_setzero_ps();
+      }
       simd::transpose16x16(v);
       for (int64_t j = 0; j < n; ++j) _mm512_storeu_ps(dst + (q + j) * kLanes, v[j]);
     }
@@ -77,11 +83,15 @@ void unstageRows_avx512(const float* staged, const StagedLayout& l, int64_t begi
     if (l.step[2] != 1) {
       for (int64_t q = lo; q < hi; ++q) {
         const int64_t i = q * l.step[2] + l.first[2];
-        for (int64_t c = 0; c < r.channels; ++c)
-          dst[c * channelStride + i] = bias ? src[q * kLanes + c] + b[c] : src[q * kLanes + c];
+        for (int64_t c = 0; c < r.channels; ++c) {
+          const float v = src[q * kLanes + channelLane(l, c)];
+          dst[c * channelStride + i] = bias ? v + b[c] : v;
+        }
       }
       continue;
     }
+    int64_t laneOf[16];
+    for (int c = 0; c < 16; ++c) laneOf[c] = channelLane(l, c);
     for (int64_t q = lo; q < hi; q += 16) {
       const int64_t n = hi - q < 16 ? hi - q : 16;
       const __mmask16 mask = firstLanes(n);
@@ -90,10 +100,12 @@ void unstageRows_avx512(const float* staged, const StagedLayout& l, int64_t begi
       for (int j = 0; j < 16; ++j)
         v[j] = j < n ? _mm512_loadu_ps(src + (q + j) * kLanes) : _mm512_setzero_ps();
       simd::transpose16x16(v);
-      if (bias)
-        for (int64_t c = 0; c < r.channels; ++c) v[c] = _mm512_add_ps(v[c], _mm512_set1_ps(b[c]));
-      for (int64_t c = 0; c < r.channels; ++c)
-        _mm512_mask_storeu_ps(dst + c * channelStride + q + l.first[2], mask, v[c]);
+      // v[lane] now holds one staged lane along W: channel laneChannel(lane).
+      for (int64_t c = 0; c < r.channels; ++c) {
+        const __m512 x = v[laneOf[c]];
+        _mm512_mask_storeu_ps(dst + c * channelStride + q + l.first[2], mask,
+                              bias ? _mm512_add_ps(x, _mm512_set1_ps(b[c])) : x);
+      }
     }
   }
 }

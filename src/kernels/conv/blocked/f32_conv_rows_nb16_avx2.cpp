@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/conv/blocked/group_broadcast_avx2_inl.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -42,6 +43,40 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
 #pragma GCC unroll 8
       for (int t = 0; t < WT; ++t) {
         const __m256 x = _mm256_broadcast_ss(src + t * IS * 16 + c);
+        acc[t][0] = _mm256_fmadd_ps(x, w0, acc[t][0]);
+        acc[t][1] = _mm256_fmadd_ps(x, w1, acc[t][1]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int t = 0; t < WT; ++t) {
+    _mm256_storeu_ps(out + t * outColStep, acc[t][0]);
+    _mm256_storeu_ps(out + t * outColStep + 8, acc[t][1]);
+  }
+}
+
+// G groups interleaved in one block (see f32_conv_rows_nb16_avx512.cpp):
+// the broadcast of G adjacent floats serves both halves, since 8 % G == 0.
+template <int WT, int G, int IS>
+void groupedTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+                 int64_t tapStride, int64_t /*weightRow*/, float* out, int64_t outColStep,
+                 bool accumulate) {
+  __m256 acc[WT][2];
+#pragma GCC unroll 8
+  for (int t = 0; t < WT; ++t) {
+    acc[t][0] = accumulate ? _mm256_loadu_ps(out + t * outColStep) : _mm256_setzero_ps();
+    acc[t][1] = accumulate ? _mm256_loadu_ps(out + t * outColStep + 8) : _mm256_setzero_ps();
+  }
+  for (int64_t k = 0; k < tapCount; ++k) {
+    const float* src = in + taps[k];
+    const float* wk = w + k * tapStride;
+#pragma GCC unroll 8
+    for (int j = 0; j < 16 / G; ++j) {
+      const __m256 w0 = _mm256_loadu_ps(wk + j * 16);
+      const __m256 w1 = _mm256_loadu_ps(wk + j * 16 + 8);
+#pragma GCC unroll 8
+      for (int t = 0; t < WT; ++t) {
+        const __m256 x = groupBroadcast256<G>(src + t * IS * 16 + j * G);
         acc[t][0] = _mm256_fmadd_ps(x, w0, acc[t][0]);
         acc[t][1] = _mm256_fmadd_ps(x, w1, acc[t][1]);
       }
@@ -92,6 +127,10 @@ template <int IS, int... W>
 constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
   return {{&denseTile<W + 1, IS>...}};
 }
+template <int G, int IS, int... W>
+constexpr Table<sizeof...(W)> groupedTable(std::integer_sequence<int, W...>) {
+  return {{&groupedTile<W + 1, G, IS>...}};
+}
 template <int IS, int... W>
 constexpr Table<sizeof...(W)> depthwiseTable(std::integer_sequence<int, W...>) {
   return {{&depthwiseTile<W + 1, IS>...}};
@@ -99,6 +138,10 @@ constexpr Table<sizeof...(W)> depthwiseTable(std::integer_sequence<int, W...>) {
 
 constexpr auto kDense1 = denseTable<1>(std::make_integer_sequence<int, kMaxWide>{});
 constexpr auto kDense2 = denseTable<2>(std::make_integer_sequence<int, kMaxWide>{});
+constexpr auto kGroups2s1 = groupedTable<2, 1>(std::make_integer_sequence<int, kMaxWide>{});
+constexpr auto kGroups2s2 = groupedTable<2, 2>(std::make_integer_sequence<int, kMaxWide>{});
+constexpr auto kGroups4s1 = groupedTable<4, 1>(std::make_integer_sequence<int, kMaxWide>{});
+constexpr auto kGroups4s2 = groupedTable<4, 2>(std::make_integer_sequence<int, kMaxWide>{});
 constexpr auto kDepth1 = depthwiseTable<1>(std::make_integer_sequence<int, kMaxWide>{});
 constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxWide>{});
 
@@ -128,6 +171,13 @@ void runRow(const RowJob& job, const T& table, const float* weights, int64_t wei
 }  // namespace
 
 void f32_conv_rows_nb16_avx2(const RowJob& job) {
+  if (job.laneGroups == 2 || job.laneGroups == 4) {
+    const bool s1 = job.inStep == 1;
+    runRow(job,
+           job.laneGroups == 2 ? (s1 ? kGroups2s1 : kGroups2s2) : (s1 ? kGroups4s1 : kGroups4s2),
+           job.weights, 16, job.out);
+    return;
+  }
   const int64_t weightRow = job.nb * 16;
   for (int b = 0; b < job.nb; ++b) {
     runRow(job, job.inStep == 1 ? kDense1 : kDense2, job.weights + b * 16, weightRow,

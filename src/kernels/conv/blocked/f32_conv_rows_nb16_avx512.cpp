@@ -5,11 +5,17 @@
 // is compiled with AVX-512 and could be picked by the linker for generic
 // callers.
 
+// GCC 12 reports its own _mm512_undefined_ps() inside _mm512_broadcast_f32x4
+// as uninitialised; every lane of the result is defined.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 #include <immintrin.h>
 
 #include <utility>
 
 #include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/conv/blocked/group_broadcast_avx512_inl.h"
 
 // Sanitizer builds unroll the channel loop less: fully unrolled, these ~90
 // instantiations take most of an hour to instrument.
@@ -72,6 +78,33 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
   }
 }
 
+// G groups interleaved in one block (RowJob::laneGroups): each reduction
+// step broadcasts one channel of every group (G adjacent floats) to the
+// lanes of its group, so a step costs one FMA per position for 16 / G
+// steps instead of 16 against block-diagonal weights.
+template <int WT, int G, int IS>
+void groupedTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+                 int64_t tapStride, float* out, int64_t outColStep, int64_t /*outBlockStride*/,
+                 bool accumulate) {
+  __m512 acc[WT];
+#pragma GCC unroll 32
+  for (int t = 0; t < WT; ++t)
+    acc[t] = accumulate ? _mm512_loadu_ps(out + t * outColStep) : _mm512_setzero_ps();
+  for (int64_t k = 0; k < tapCount; ++k) {
+    const float* src = in + taps[k];
+    const float* wk = w + k * tapStride;
+#pragma GCC unroll 8
+    for (int j = 0; j < 16 / G; ++j) {
+      const __m512 wv = _mm512_loadu_ps(wk + j * 16);
+#pragma GCC unroll 32
+      for (int t = 0; t < WT; ++t)
+        acc[t] = _mm512_fmadd_ps(groupBroadcast512<G>(src + t * IS * 16 + j * G), wv, acc[t]);
+    }
+  }
+#pragma GCC unroll 32
+  for (int t = 0; t < WT; ++t) _mm512_storeu_ps(out + t * outColStep, acc[t]);
+}
+
 template <int WT, int IS>
 void depthwiseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                    int64_t tapStride, float* out, int64_t outColStep, int64_t /*outBlockStride*/,
@@ -94,6 +127,7 @@ void depthwiseTile(const float* in, const int64_t* taps, int64_t tapCount, const
 constexpr int kMaxWide2 = 14;  // nb = 2: 28 accumulators + 2 weight vectors
 constexpr int kMaxWide1 = 28;  // nb = 1: 28 accumulators + 1 weight vector
 constexpr int kMaxDepthwise = 16;
+constexpr int kMaxGrouped = 16;
 // Weights of one tap slice: a third of L1 (48 KB on current cores).
 constexpr int64_t kSliceWeightFloats = 4096;
 
@@ -108,6 +142,10 @@ template <int NB, int IS, int... W>
 constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
   return {{&denseTile<W + 1, NB, IS>...}};
 }
+template <int G, int IS, int... W>
+constexpr Table<sizeof...(W)> groupedTable(std::integer_sequence<int, W...>) {
+  return {{&groupedTile<W + 1, G, IS>...}};
+}
 template <int IS, int... W>
 constexpr Table<sizeof...(W)> depthwiseTable(std::integer_sequence<int, W...>) {
   return {{&depthwiseTile<W + 1, IS>...}};
@@ -117,6 +155,10 @@ constexpr auto kDense2s1 = denseTable<2, 1>(std::make_integer_sequence<int, kMax
 constexpr auto kDense2s2 = denseTable<2, 2>(std::make_integer_sequence<int, kMaxWide2>{});
 constexpr auto kDense1s1 = denseTable<1, 1>(std::make_integer_sequence<int, kMaxWide1>{});
 constexpr auto kDense1s2 = denseTable<1, 2>(std::make_integer_sequence<int, kMaxWide1>{});
+constexpr auto kGroups2s1 = groupedTable<2, 1>(std::make_integer_sequence<int, kMaxGrouped>{});
+constexpr auto kGroups2s2 = groupedTable<2, 2>(std::make_integer_sequence<int, kMaxGrouped>{});
+constexpr auto kGroups4s1 = groupedTable<4, 1>(std::make_integer_sequence<int, kMaxGrouped>{});
+constexpr auto kGroups4s2 = groupedTable<4, 2>(std::make_integer_sequence<int, kMaxGrouped>{});
 constexpr auto kDepth1 = depthwiseTable<1>(std::make_integer_sequence<int, kMaxDepthwise>{});
 constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxDepthwise>{});
 
@@ -147,7 +189,11 @@ void runRow(const RowJob& job, const T& table, int widest) {
 }  // namespace
 
 void f32_conv_rows_nb16_avx512(const RowJob& job) {
-  if (job.nb == 2) {
+  if (job.laneGroups == 2) {
+    runRow(job, job.inStep == 1 ? kGroups2s1 : kGroups2s2, kMaxGrouped);
+  } else if (job.laneGroups == 4) {
+    runRow(job, job.inStep == 1 ? kGroups4s1 : kGroups4s2, kMaxGrouped);
+  } else if (job.nb == 2) {
     runRow(job, job.inStep == 1 ? kDense2s1 : kDense2s2, kMaxWide2);
   } else {
     runRow(job, job.inStep == 1 ? kDense1s1 : kDense1s2, kMaxWide1);

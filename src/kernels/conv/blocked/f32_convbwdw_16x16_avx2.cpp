@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/conv/blocked/group_broadcast_avx2_inl.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -43,9 +44,50 @@ void channels(const WeightJob& job, int c0) {
   }
 }
 
+// Interleaved groups: J of the 16 / G accumulators of a group's channels
+// from j0 on (two ymm halves each).
+template <int G, int J>
+void groupedChannels(const WeightJob& job, int j0) {
+  __m256 acc[J][2];
+#pragma GCC unroll 4
+  for (int j = 0; j < J; ++j) {
+    acc[j][0] = job.accumulate ? _mm256_loadu_ps(job.dw + (j0 + j) * 16) : _mm256_setzero_ps();
+    acc[j][1] = job.accumulate ? _mm256_loadu_ps(job.dw + (j0 + j) * 16 + 8) : _mm256_setzero_ps();
+  }
+  for (int64_t r = 0; r < job.rows; ++r) {
+    const float* x = job.x + r * job.xRowStride + j0 * G;
+    const float* dy = job.dy + r * job.dyRowStride;
+    for (int64_t c = 0; c < job.cols; ++c) {
+      const __m256 d0 = _mm256_loadu_ps(dy + c * 16);
+      const __m256 d1 = _mm256_loadu_ps(dy + c * 16 + 8);
+      const float* xc = x + c * job.xColStep;
+#pragma GCC unroll 4
+      for (int j = 0; j < J; ++j) {
+        const __m256 v = groupBroadcast256<G>(xc + j * G);
+        acc[j][0] = _mm256_fmadd_ps(v, d0, acc[j][0]);
+        acc[j][1] = _mm256_fmadd_ps(v, d1, acc[j][1]);
+      }
+    }
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < J; ++j) {
+    _mm256_storeu_ps(job.dw + (j0 + j) * 16, acc[j][0]);
+    _mm256_storeu_ps(job.dw + (j0 + j) * 16 + 8, acc[j][1]);
+  }
+}
+
 }  // namespace
 
 void f32_convbwdw_16x16_avx2(const WeightJob& job) {
+  if (job.laneGroups == 2) {
+    groupedChannels<2, 4>(job, 0);
+    groupedChannels<2, 4>(job, 4);
+    return;
+  }
+  if (job.laneGroups == 4) {
+    groupedChannels<4, 4>(job, 0);
+    return;
+  }
   channels<6>(job, 0);
   channels<6>(job, 6);
   channels<4>(job, 12);

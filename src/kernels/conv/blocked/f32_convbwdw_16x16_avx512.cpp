@@ -1,3 +1,8 @@
+// GCC 12 reports its own _mm512_undefined_ps() inside _mm512_broadcast_f32x4
+// as uninitialised; every lane of the result is defined.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 // Weight-gradient micro-kernels of the blocked direct convolution: 16
 // accumulators (one per reduction channel) over one 16-channel block of
 // gradOutput, one gradOutput load feeding 16 broadcast FMAs. Only called
@@ -7,12 +12,41 @@
 #include <immintrin.h>
 
 #include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/conv/blocked/group_broadcast_avx512_inl.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
+namespace {
+
+// Interleaved groups: one accumulator per channel of a group.
+template <int G>
+void groupedWeight(const WeightJob& job) {
+  constexpr int K = 16 / G;
+  __m512 acc[K];
+#pragma GCC unroll 8
+  for (int j = 0; j < K; ++j)
+    acc[j] = job.accumulate ? _mm512_loadu_ps(job.dw + j * 16) : _mm512_setzero_ps();
+  for (int64_t r = 0; r < job.rows; ++r) {
+    const float* x = job.x + r * job.xRowStride;
+    const float* dy = job.dy + r * job.dyRowStride;
+    for (int64_t c = 0; c < job.cols; ++c) {
+      const __m512 d = _mm512_loadu_ps(dy + c * 16);
+      const float* xc = x + c * job.xColStep;
+#pragma GCC unroll 8
+      for (int j = 0; j < K; ++j)
+        acc[j] = _mm512_fmadd_ps(groupBroadcast512<G>(xc + j * G), d, acc[j]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int j = 0; j < K; ++j) _mm512_storeu_ps(job.dw + j * 16, acc[j]);
+}
+
+}  // namespace
 
 void f32_convbwdw_16x16_avx512(const WeightJob& job) {
+  if (job.laneGroups == 2) return groupedWeight<2>(job);
+  if (job.laneGroups == 4) return groupedWeight<4>(job);
   __m512 acc[16];
 #pragma GCC unroll 16
   for (int c = 0; c < 16; ++c)

@@ -33,6 +33,15 @@ static inline StagedRow decode(const StagedLayout& l, int64_t row) {
   return r;
 }
 
+// The block channel staged lane `lane` holds, and the lane of a channel.
+static inline int64_t laneChannel(const StagedLayout& l, int64_t lane) {
+  return lane % l.laneGroups * (kLanes / l.laneGroups) + lane / l.laneGroups;
+}
+static inline int64_t channelLane(const StagedLayout& l, int64_t channel) {
+  const int64_t perGroup = kLanes / l.laneGroups;
+  return channel % perGroup * l.laneGroups + channel / perGroup;
+}
+
 static inline float* stagedRow(float* base, const StagedLayout& l, const StagedRow& r) {
   return base + r.image * l.imageStride + r.block * l.blockStride + r.q0 * l.planeStride +
          r.q1 * l.rowStride;
