@@ -93,7 +93,7 @@ void groupedTile(const float* in, const int64_t* taps, int64_t tapCount, const f
   for (int64_t k = 0; k < tapCount; ++k) {
     const float* src = in + taps[k];
     const float* wk = w + k * tapStride;
-#pragma GCC unroll 8
+#pragma GCC unroll kChannelUnroll
     for (int j = 0; j < 16 / G; ++j) {
       const __m512 wv = _mm512_loadu_ps(wk + j * 16);
 #pragma GCC unroll 32
