@@ -41,6 +41,15 @@ static inline void transpose16x16(__m512 r[16]) {
   }
 }
 
+// Stores r[0..n) at dst, dst + stride, ... Unrolled with a test per row:
+// a plain loop to a run-time count makes the compiler spill r to the stack
+// and copy it with rep movs (measured: half of a staging pass).
+static inline void storeRows16(float* dst, int64_t stride, const __m512 r[16], int64_t n) {
+#pragma GCC unroll 16
+  for (int j = 0; j < 16; ++j)
+    if (j < n) _mm512_storeu_ps(dst + j * stride, r[j]);
+}
+
 }  // namespace simd
 }  // namespace kernels
 }  // namespace aclcpu

@@ -127,7 +127,7 @@ bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind ki
         v[k] = _mm512_castsi512_ps(pairWords(a, b));
       }
       simd::transpose16x16(v);
-      for (int64_t j = 0; j < n; ++j) _mm512_storeu_ps(dstFloats + (q + j) * kLanes, v[j]);
+      simd::storeRows16(dstFloats + q * kLanes, kLanes, v, n);
     }
   }
   return unsafe == 0 && !unsafeScalar;

@@ -62,7 +62,7 @@ void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, 
                       : _mm512_setzero_ps();
       }
       simd::transpose16x16(v);
-      for (int64_t j = 0; j < n; ++j) _mm512_storeu_ps(dst + (q + j) * kLanes, v[j]);
+      simd::storeRows16(dst + q * kLanes, kLanes, v, n);
     }
   }
 }
