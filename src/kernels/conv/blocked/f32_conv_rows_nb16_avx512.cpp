@@ -19,7 +19,7 @@
 #include "kernels/conv/blocked/blocked_kernels.h"
 #include "kernels/conv/blocked/group_broadcast_avx512_inl.h"
 
-// Sanitizer builds unroll the channel loops less: fully unrolled, these ~150
+// Sanitizer builds unroll the channel loops less: fully unrolled, these ~180
 // instantiations take most of an hour to instrument.
 namespace aclcpu {
 namespace kernels {
