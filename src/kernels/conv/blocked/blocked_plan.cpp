@@ -51,8 +51,8 @@ bool channelBlocks(const ConvShape& s, bool backwardData, ChannelBlocks* b) {
     b->redPerGroup = redPg / kLanes;
     b->pairs = true;
   } else if (cig == cog && kLanes % cig == 0 && cig >= 4) {
-    // Several whole groups share one block (the row passes interleave
-    // their channels; the weight pass keeps block-diagonal 16 x 16 blocks).
+    // Several whole groups share one block: every pass stages it with the
+    // groups' channels interleaved.
     b->outPerGroup = b->redPerGroup = 1;
     b->laneGroups = kLanes / cig;
   } else {

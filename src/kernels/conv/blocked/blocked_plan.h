@@ -35,7 +35,7 @@ struct ChannelBlocks {
   bool pairs = false;       // tiles hold two blocks (where a group has them)
   bool depthwise = false;   // one channel per group: channel-wise kernels
   // Whole groups per block when several share one (4 or 8 channels per
-  // group), else 1. The row passes then stage those blocks with the groups'
+  // group), else 1. Every pass then stages those blocks with the groups'
   // channels interleaved (see StagedLayout::laneGroups), so a kernel step
   // multiplies one channel of every group instead of a block-diagonal
   // 16 x 16 block that is mostly zeros.
