@@ -31,6 +31,37 @@ bool planeShape(const ConvShape& s) {
 
 int64_t tapsOf(const ConvShape& s) { return s.kernel[1] * s.kernel[2]; }
 
+// The forward's (and the weight gradient's) map from y positions into x.
+PlaneGeometry forwardGeometry(const ConvShape& s) {
+  PlaneGeometry g;
+  g.srcH = s.in[1];
+  g.srcW = s.in[2];
+  g.dstH = s.out[1];
+  g.dstW = s.out[2];
+  g.rowStride = s.stride[1];
+  g.dilH = s.dilation[1];
+  g.dilW = s.dilation[2];
+  g.padH = s.padBefore[1];
+  g.padW = s.padBefore[2];
+  g.kh = s.kernel[1];
+  g.kw = s.kernel[2];
+  return g;
+}
+
+// Unit strides: dx is the correlation of dy with the flipped kernel, padded
+// by (k - 1) * dilation - pad.
+PlaneGeometry dataGradientGeometry(const ConvShape& s) {
+  PlaneGeometry g = forwardGeometry(s);
+  g.srcH = s.out[1];
+  g.srcW = s.out[2];
+  g.dstH = s.in[1];
+  g.dstW = s.in[2];
+  g.rowStride = 1;
+  g.padH = (s.kernel[1] - 1) * s.dilation[1] - s.padBefore[1];
+  g.padW = (s.kernel[2] - 1) * s.dilation[2] - s.padBefore[2];
+  return g;
+}
+
 }  // namespace
 
 bool acceptsForward(const ConvShape& s) { return planeShape(s); }
@@ -39,25 +70,15 @@ bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s); }
 
 void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
   const int64_t C = s.inChannels, taps = tapsOf(s);
-  const int64_t xPlane = s.in[1] * s.in[2], yPlane = s.out[1] * s.out[2];
+  const PlaneGeometry g = forwardGeometry(s);
   parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
     for (int64_t plane = begin; plane < end; ++plane) {
       const int64_t c = plane % C;
       PlaneCorrelation j;
-      j.src = x + plane * xPlane;
-      j.srcH = s.in[1];
-      j.srcW = s.in[2];
-      j.dst = y + plane * yPlane;
-      j.dstH = s.out[1];
-      j.dstW = s.out[2];
-      j.rowStride = s.stride[1];
-      j.dilH = s.dilation[1];
-      j.dilW = s.dilation[2];
-      j.padH = s.padBefore[1];
-      j.padW = s.padBefore[2];
+      j.g = g;
+      j.src = x + plane * g.srcH * g.srcW;
+      j.dst = y + plane * g.dstH * g.dstW;
       j.taps = w + c * taps;
-      j.kh = s.kernel[1];
-      j.kw = s.kernel[2];
       j.hasBias = bias != nullptr;
       j.bias = bias ? bias[c] : 0.0f;
       f32_dwconv_plane_correlate_avx512(j);
@@ -67,10 +88,8 @@ void forward(const ConvShape& s, const float* x, const float* w, const float* bi
 
 void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias,
                   float* dx) {
-  // Unit strides: dx is the correlation of dy with the flipped kernel,
-  // padded by (k - 1) * dilation - pad.
   const int64_t C = s.inChannels, taps = tapsOf(s);
-  const int64_t xPlane = s.in[1] * s.in[2], yPlane = s.out[1] * s.out[2];
+  const PlaneGeometry g = dataGradientGeometry(s);
   parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
     float flipped[kMaxTaps];
     int64_t flippedChannel = -1;
@@ -81,19 +100,10 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, const flo
         flippedChannel = c;
       }
       PlaneCorrelation j;
-      j.src = dy + plane * yPlane;
-      j.srcH = s.out[1];
-      j.srcW = s.out[2];
-      j.dst = dx + plane * xPlane;
-      j.dstH = s.in[1];
-      j.dstW = s.in[2];
-      j.dilH = s.dilation[1];
-      j.dilW = s.dilation[2];
-      j.padH = (s.kernel[1] - 1) * s.dilation[1] - s.padBefore[1];
-      j.padW = (s.kernel[2] - 1) * s.dilation[2] - s.padBefore[2];
+      j.g = g;
+      j.src = dy + plane * g.srcH * g.srcW;
+      j.dst = dx + plane * g.dstH * g.dstW;
       j.taps = flipped;
-      j.kh = s.kernel[1];
-      j.kw = s.kernel[2];
       j.hasBias = bias != nullptr;
       j.bias = bias ? bias[c] : 0.0f;
       f32_dwconv_plane_correlate_avx512(j);
@@ -109,7 +119,7 @@ void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* 
   // are a whole image apart).
   constexpr int64_t kRunChannels = 8;
   const int64_t C = s.inChannels, taps = tapsOf(s);
-  const int64_t xPlane = s.in[1] * s.in[2], yPlane = s.out[1] * s.out[2];
+  const PlaneGeometry g = forwardGeometry(s);
   parallelFor(C, [&](int64_t begin, int64_t end) {
     alignas(64) float acc[kRunChannels * kMaxTaps * kLanes];
     for (int64_t c0 = begin; c0 < end; c0 += kRunChannels) {
@@ -119,19 +129,9 @@ void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* 
         for (int64_t k = 0; k < run; ++k) {
           const int64_t plane = n * C + c0 + k;
           PlaneWeightGrad j;
-          j.x = x + plane * xPlane;
-          j.srcH = s.in[1];
-          j.srcW = s.in[2];
-          j.dy = dy + plane * yPlane;
-          j.dstH = s.out[1];
-          j.dstW = s.out[2];
-          j.rowStride = s.stride[1];
-          j.dilH = s.dilation[1];
-          j.dilW = s.dilation[2];
-          j.padH = s.padBefore[1];
-          j.padW = s.padBefore[2];
-          j.kh = s.kernel[1];
-          j.kw = s.kernel[2];
+          j.g = g;
+          j.x = x + plane * g.srcH * g.srcW;
+          j.dy = dy + plane * g.dstH * g.dstW;
           j.acc = acc + k * taps * kLanes;
           f32_dwconv_plane_weight_avx512(j);
         }

@@ -23,33 +23,35 @@ constexpr int64_t kBandFloats = 8192;  // 32 KB: the band buffer, on the stack
 constexpr int64_t kMaxTaps = 64;
 constexpr int64_t kLanes = 16;
 
-// dst[r][c] = sum over taps (i, j), in order, of
-//   src[r * rowStride + i * dilH - padH][c + j * dilW - padW] * taps[i * kw + j]
-// (zero where the src index is outside the plane), plus bias when hasBias.
-// pad may be negative (the data gradient's flipped correlation).
-struct PlaneCorrelation {
-  const float* src = nullptr;
+// The index map of one plane job: output (dst) position (r, c) and tap
+// (i, j) read src[r * rowStride + i * dilH - padH][c + j * dilW - padW], zero
+// outside the src plane. pad may be negative (the data gradient's flipped
+// correlation).
+struct PlaneGeometry {
   int64_t srcH = 0, srcW = 0;
-  float* dst = nullptr;
   int64_t dstH = 0, dstW = 0;
   int64_t rowStride = 1, dilH = 1, dilW = 1, padH = 0, padW = 0;
-  const float* taps = nullptr;
   int64_t kh = 1, kw = 1;
+};
+
+// dst[r][c] = sum over taps t = i * kw + j, in order, of src(r, c, i, j) *
+// taps[t], plus bias when hasBias.
+struct PlaneCorrelation {
+  PlaneGeometry g;
+  const float* src = nullptr;
+  float* dst = nullptr;
+  const float* taps = nullptr;
   float bias = 0.0f;
   bool hasBias = false;
 };
 
-// acc[t * 16 + lane] += the plane's contribution to tap t = i * kw + j:
-//   sum over r, c of x[r * rowStride + i * dilH - padH][c + j * dilW - padW] * dy[r][c]
-// with c in lane c % 16 (the fixed-order reduction of the lanes is the
-// caller's).
+// acc[t * 16 + lane] += the plane's contribution to tap t = i * kw + j: the
+// sum over (r, c) of src(r, c, i, j) * dy[r][c] with x as src and c in lane
+// c % 16 (the fixed-order reduction of the lanes is the caller's).
 struct PlaneWeightGrad {
+  PlaneGeometry g;
   const float* x = nullptr;
-  int64_t srcH = 0, srcW = 0;
   const float* dy = nullptr;
-  int64_t dstH = 0, dstW = 0;
-  int64_t rowStride = 1, dilH = 1, dilW = 1, padH = 0, padW = 0;
-  int64_t kh = 1, kw = 1;
   float* acc = nullptr;
 };
 

@@ -51,11 +51,11 @@ void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation
   __m512 acc[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) acc[v] = _mm512_setzero_ps();
-  for (int64_t i = 0; i < j.kh; ++i) {
-    const float* rp = base + i * j.dilH * rowFloats;
-    for (int64_t k = 0; k < j.kw; ++k) {
-      const __m512 t = _mm512_set1_ps(j.taps[i * j.kw + k]);
-      const float* p = rp + k * j.dilW;
+  for (int64_t i = 0; i < j.g.kh; ++i) {
+    const float* rp = base + i * j.g.dilH * rowFloats;
+    for (int64_t k = 0; k < j.g.kw; ++k) {
+      const __m512 t = _mm512_set1_ps(j.taps[i * j.g.kw + k]);
+      const float* p = rp + k * j.g.dilW;
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
         acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(p + v * kLanes), t, acc[v]);
@@ -69,21 +69,31 @@ void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation
   }
 }
 
+// Runs body(buf, r0, rows) for each band of output rows [r0, r0 + rows),
+// with the src rows the band reads copied, zero-padded, into buf.
+template <typename Body>
+void forEachBand(const PlaneGeometry& g, const float* src, int64_t rowFloats, Body& body) {
+  alignas(64) float buf[kBandFloats];
+  const int64_t band = bandRows(rowFloats, g.rowStride, g.kh, g.dilH, g.dstH);
+  for (int64_t r0 = 0; r0 < g.dstH; r0 += band) {
+    const int64_t rows = g.dstH - r0 < band ? g.dstH - r0 : band;
+    fillBand(src, g.srcH, g.srcW, r0 * g.rowStride - g.padH,
+             bandSrcRows(rows, g.rowStride, g.kh, g.dilH), g.padW, rowFloats, buf);
+    body(static_cast<const float*>(buf), r0, rows);
+  }
+}
+
 }  // namespace
 
 void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
-  alignas(64) float buf[kBandFloats];
-  const int64_t rowFloats = bandRowFloats(j.dstW, j.kw, j.dilW);
-  const int64_t band = bandRows(rowFloats, j.rowStride, j.kh, j.dilH, j.dstH);
-  for (int64_t r0 = 0; r0 < j.dstH; r0 += band) {
-    const int64_t rows = j.dstH - r0 < band ? j.dstH - r0 : band;
-    fillBand(j.src, j.srcH, j.srcW, r0 * j.rowStride - j.padH,
-             bandSrcRows(rows, j.rowStride, j.kh, j.dilH), j.padW, rowFloats, buf);
+  const PlaneGeometry& g = j.g;
+  const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
+  auto rowsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
     for (int64_t r = 0; r < rows; ++r) {
-      const float* base = buf + r * j.rowStride * rowFloats;
-      float* out = j.dst + (r0 + r) * j.dstW;
-      for (int64_t c0 = 0; c0 < j.dstW; c0 += 4 * kLanes) {
-        const int64_t left = j.dstW - c0;
+      const float* base = buf + r * g.rowStride * rowFloats;
+      float* out = j.dst + (r0 + r) * g.dstW;
+      for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
+        const int64_t left = g.dstW - c0;
         const int64_t nv = left >= 4 * kLanes ? 4 : (left + kLanes - 1) / kLanes;
         switch (nv) {
           case 4:
@@ -101,44 +111,42 @@ void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
         }
       }
     }
-  }
+  };
+  forEachBand(g, j.src, rowFloats, rowsOfBand);
 }
 
 void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
-  alignas(64) float buf[kBandFloats];
-  const int64_t rowFloats = bandRowFloats(j.dstW, j.kw, j.dilW);
-  const int64_t band = bandRows(rowFloats, j.rowStride, j.kh, j.dilH, j.dstH);
-  for (int64_t r0 = 0; r0 < j.dstH; r0 += band) {
-    const int64_t rows = j.dstH - r0 < band ? j.dstH - r0 : band;
-    fillBand(j.x, j.srcH, j.srcW, r0 * j.rowStride - j.padH,
-             bandSrcRows(rows, j.rowStride, j.kh, j.dilH), j.padW, rowFloats, buf);
-    for (int64_t i = 0; i < j.kh; ++i) {
-      for (int64_t k = 0; k < j.kw; ++k) {
+  const PlaneGeometry& g = j.g;
+  const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
+  auto tapsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
+    for (int64_t i = 0; i < g.kh; ++i) {
+      for (int64_t k = 0; k < g.kw; ++k) {
         // Four partial sums, one per vector of a 64-column block, so the
         // adds do not wait on one another; combined in a fixed order.
         __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
                        _mm512_setzero_ps()};
         for (int64_t r = 0; r < rows; ++r) {
-          const float* xp = buf + (r * j.rowStride + i * j.dilH) * rowFloats + k * j.dilW;
-          const float* dp = j.dy + (r0 + r) * j.dstW;
-          for (int64_t c0 = 0; c0 < j.dstW; c0 += 4 * kLanes) {
+          const float* xp = buf + (r * g.rowStride + i * g.dilH) * rowFloats + k * g.dilW;
+          const float* dp = j.dy + (r0 + r) * g.dstW;
+          for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
 #pragma GCC unroll 4
             for (int v = 0; v < 4; ++v) {
               const int64_t c = c0 + v * kLanes;
-              if (c >= j.dstW) break;
+              if (c >= g.dstW) break;
               // Lanes past the row stay out of the sum (x there may be inf).
-              const __mmask16 m = tailMask(j.dstW - c);
+              const __mmask16 m = tailMask(g.dstW - c);
               const __m512 d = _mm512_maskz_loadu_ps(m, dp + c);
               a[v] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xp + c), d, a[v], m);
             }
           }
         }
-        float* acc = j.acc + (i * j.kw + k) * kLanes;
+        float* acc = j.acc + (i * g.kw + k) * kLanes;
         const __m512 sum = _mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3]));
         _mm512_storeu_ps(acc, _mm512_add_ps(_mm512_loadu_ps(acc), sum));
       }
     }
-  }
+  };
+  forEachBand(g, j.x, rowFloats, tapsOfBand);
 }
 
 }  // namespace depthwise_plane
