@@ -111,7 +111,32 @@ void runPass(ConvPass pass, const ConvShape& s, const float* a, const float* b, 
   }
 }
 
+bool takesWords(ConvPass pass, const ConvShape& s) {
+  if (workOf(pass, s) != Work::Compute) return false;
+  const ConvAlgorithm& a = selectConvAlgorithm(pass, s, activeIsa());
+  return a.runWords && a.acceptsWords(s);
+}
+
+bool runWordsPass(ConvPass pass, const ConvShape& s, const uint16_t* a, const float* b,
+                  uint16_t* out, void* scratch, const float* bias) {
+  if (!takesWords(pass, s)) return false;
+  return selectConvAlgorithm(pass, s, activeIsa()).runWords(s, a, b, bias, out, scratch);
+}
+
 }  // namespace
+
+bool forwardTakesBf16Words(const ConvShape& shape) { return takesWords(ConvPass::Forward, shape); }
+bool backwardDataTakesBf16Words(const ConvShape& shape) {
+  return takesWords(ConvPass::BackwardData, shape);
+}
+bool convForwardBf16Words(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+                          void* scratch, const float* bias) {
+  return runWordsPass(ConvPass::Forward, shape, x, w, y, scratch, bias);
+}
+bool convBackwardDataBf16Words(const ConvShape& shape, const uint16_t* dy, const float* w,
+                               uint16_t* dx, void* scratch, const float* bias) {
+  return runWordsPass(ConvPass::BackwardData, shape, dy, w, dx, scratch, bias);
+}
 
 uint64_t forwardScratchBytes(const ConvShape& shape) {
   return scratchFor(ConvPass::Forward, shape);

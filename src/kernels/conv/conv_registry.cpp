@@ -98,6 +98,14 @@ void bf16BackwardDataBias(const ConvShape& s, const float* dy, const float* w, c
                           float* dx, void* scratch) {
   blocked::bf16BackwardData(s, dy, w, dx, scratch, bias);
 }
+bool bf16ForwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                      uint16_t* y, void* scratch) {
+  return blocked::bf16ForwardWords(s, x, w, y, scratch, bias);
+}
+bool bf16BackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
+                           const float* bias, uint16_t* dx, void* scratch) {
+  return blocked::bf16BackwardDataWords(s, dy, w, dx, scratch, bias);
+}
 template <Isa isa>
 void blockedBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
                               void* scratch) {
@@ -126,7 +134,8 @@ constexpr ConvPass kW = ConvPass::BackwardWeight;
 // clang-format off
 const ConvAlgorithm kAlgorithms[] = {
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
-   blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias},
+   blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias,
+   blocked::acceptsBf16WordsIo, bf16ForwardWords},
   {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
    blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias},
   {"f32_dwconv_fwd_plane_w16_avx512", kF, Isa::Avx512, depthwise_plane::acceptsForward,
@@ -148,7 +157,8 @@ const ConvAlgorithm kAlgorithms[] = {
    im2col_gemm::forward},
 
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
-   blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias},
+   blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias,
+   blocked::acceptsBf16WordsIo, bf16BackwardDataWords},
   {"bf16x2_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<false>,
    blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias},
   {"f32_dwconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, depthwise_plane::acceptsBackwardData,

@@ -27,6 +27,13 @@ struct ConvAlgorithm {
   // store step.
   void (*runWithBias)(const ConvShape& shape, const float* a, const float* b, const float* bias,
                       float* out, void* scratch) = nullptr;
+  // Optional (forward and backward data): the same pass with `a` and `out`
+  // as the caller's dense bf16 tensors, each result (+ bias, may be null)
+  // rounded to bf16 once, for the shapes `acceptsWords` takes. False when the
+  // data needs the fp32 run instead (the output is then incomplete).
+  bool (*acceptsWords)(const ConvShape& shape) = nullptr;
+  bool (*runWords)(const ConvShape& shape, const uint16_t* a, const float* b, const float* bias,
+                   uint16_t* out, void* scratch) = nullptr;
 };
 
 // Runs `algorithm`, then (bias not null) makes out[n, c, ...] += bias[c]:

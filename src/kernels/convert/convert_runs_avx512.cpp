@@ -2,11 +2,11 @@
 // fp32 lanes at a time with a masked tail. The rounding rules are integer
 // operations on the bit patterns, written to match scalar_convert_inl.h lane
 // for lane; the fp16 conversions use VCVTPH2PS / VCVTPS2PH with explicit
-// nearest-even. (VCVTNEPS2BF16 is not used: it flushes fp32 subnormals to
-// zero, which the scalar rule rounds.) Only called after a cpuid check.
-// Keep this file free of library templates and of inline functions from
-// shared headers: anything emitted here with external linkage is compiled
-// with AVX-512 and could be picked by the linker for generic callers.
+// nearest-even; the bf16 rounding is simd::bf16Words. Only called after a
+// cpuid check. Keep this file free of library templates and of non-static
+// inline functions from shared headers: anything emitted here with external
+// linkage is compiled with AVX-512 and could be picked by the linker for
+// generic callers.
 
 // GCC 12 reports its own _mm512_undefined_ps() inside the masked intrinsics
 // as uninitialised; the lanes it leaves undefined are always masked off.
@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "kernels/convert/convert_runs.h"
+#include "kernels/simd/bf16_round_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -34,19 +35,6 @@ __m512i splat(uint32_t value) { return _mm512_set1_epi32(static_cast<int>(value)
 __mmask16 firstLanes(int64_t count) {
   return count >= kLanes ? static_cast<__mmask16>(0xffffu)
                          : static_cast<__mmask16>((1u << count) - 1u);
-}
-
-// fp32 -> bf16 bit pattern in the low half of each lane: nearest even, and a
-// NaN keeps its top bits with the quiet bit forced (floatToBf16Inline).
-__m512i bf16Words(__m512 value) {
-  const __m512i bits = _mm512_castps_si512(value);
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), splat(1));
-  const __m512i rounded =
-      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(bits, splat(0x7fffu)), lsb), 16);
-  const __m512i quieted = _mm512_or_si512(_mm512_srli_epi32(bits, 16), splat(0x0040u));
-  const __mmask16 isNan =
-      _mm512_cmpgt_epu32_mask(_mm512_and_si512(bits, splat(0x7fffffffu)), splat(0x7f800000u));
-  return _mm512_mask_blend_epi32(isNan, rounded, quieted);
 }
 
 template <Rounding R>
@@ -64,7 +52,7 @@ __m512 applyRounding(__m512 value) {
   } else if constexpr (R == Rounding::F16) {
     return _mm512_cvtph_ps(_mm512_cvtps_ph(value, kF16Nearest));
   } else {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(bf16Words(value), 16));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(simd::bf16Words(value), 16));
   }
 }
 
@@ -104,7 +92,7 @@ struct Lanes<ElementType::BF16> {
     return _mm512_castsi512_ps(_mm512_slli_epi32(words, 16));
   }
   static void store(__m512 value, uint16_t* out, __mmask16 mask) {
-    _mm256_mask_storeu_epi16(out, mask, _mm512_cvtepi32_epi16(bf16Words(value)));
+    simd::storeBf16(out, mask, value);
   }
 };
 

@@ -66,9 +66,13 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
       if (!role.present) return nullptr;
       return stageOperand(view(role), inPlace, p.operandRounding, ws, offset);
     };
-    const float* x = operand(p.x, plan_.inPlace.x, plan_.x);
+    // x and dy are staged when a pass first needs them: a gradInput pass on
+    // bf16 words needs no fp32 copy of its operand.
     const float* w = operand(p.w, plan_.inPlace.w, plan_.w);
-    const float* dy = operand(p.dy, plan_.inPlace.dy, plan_.dy);
+    const float* x = nullptr;
+    const float* dy = nullptr;
+    auto stagedX = [&] { return x ? x : (x = operand(p.x, plan_.inPlace.x, plan_.x)); };
+    auto stagedDy = [&] { return dy ? dy : (dy = operand(p.dy, plan_.inPlace.dy, plan_.dy)); };
     void* scratch = workspaceAt<char>(ws, plan_.scratch);
 
     // Results go straight into an output that is dense fp32, needs no
@@ -86,16 +90,21 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
     kernels::View5 gradInputTarget, gradWeightTarget;
     float* gradInputResult = nullptr;  // set when it still has to be stored
     float* gradWeightResult = nullptr;
-    if (p.computeGradInput) {
+    bool gradInputDone = false;
+    if (p.computeGradInput && plan_.gradInputOnWords)
+      gradInputDone =
+          runOnBf16Words(p.gradInputIsForward, p.shape, view(p.gradInputIsForward ? p.x : p.dy), w,
+                         view(p.gradInput), inputRanges, 3, nullptr, scratch);
+    if (p.computeGradInput && !gradInputDone) {
       gradInputTarget = view(p.gradInput);
       float* direct =
           directTarget(gradInputTarget, p.gradInputRounding != kernels::Rounding::None ||
                                             p.gradInputIntermediate != kernels::Rounding::None);
       float* result = direct ? direct : workspaceAt<float>(ws, plan_.gradInput);
       if (p.gradInputIsForward)
-        kernels::convForward(p.shape, x, w, result, scratch);
+        kernels::convForward(p.shape, stagedX(), w, result, scratch);
       else
-        kernels::convBackwardData(p.shape, dy, w, result, scratch);
+        kernels::convBackwardData(p.shape, stagedDy(), w, result, scratch);
       if (!direct) gradInputResult = result;
     }
     if (p.computeGradWeight) {
@@ -103,7 +112,7 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
       float* direct =
           directTarget(gradWeightTarget, p.gradWeightIntermediate != kernels::Rounding::None);
       float* result = direct ? direct : workspaceAt<float>(ws, plan_.gradWeight);
-      kernels::convBackwardWeight(p.shape, x, dy, result, scratch);
+      kernels::convBackwardWeight(p.shape, stagedX(), stagedDy(), result, scratch);
       if (!direct) gradWeightResult = result;
     }
     if (gradInputResult) {
@@ -209,10 +218,23 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
   if (!planConvWorkspace(problem, biasChannels, inPlace, &plan))
     return fail(kParamInvalid, phase1Api,
                 "workspace: expected a size that fits in 64 bits for this problem");
-  return bindAndRegister(phase1Api, phase2Api,
-                         std::make_unique<ConvBackwardExecutor>(problem, plan), plan.totalBytes,
-                         inputTensors, access.inputs, outputTensors, access.outputs, workspaceSize,
-                         executor);
+  // gradInput rounded to bf16 at most before its cast: the cast to a bf16
+  // gradInput is then the one rounding the words path applies.
+  const bool roundsToBf16AtMost = problem.gradInputRounding == kernels::Rounding::None ||
+                                  problem.gradInputRounding == kernels::Rounding::BF16;
+  if (!problem.empty && problem.computeGradInput && roundsToBf16AtMost &&
+      problem.gradInputIntermediate == kernels::Rounding::None) {
+    const TensorRole& sourceRole = problem.gradInputIsForward ? problem.x : problem.dy;
+    plan.gradInputOnWords = bf16WordsPlanned(
+        problem.gradInputIsForward, problem.shape,
+        roleView(sourceRole, *inputTensors[static_cast<size_t>(sourceRole.index)].tensor),
+        problem.operandRounding,
+        roleView(problem.gradInput,
+                 *outputTensors[static_cast<size_t>(problem.gradInput.index)].tensor));
+  }
+  return bindAndRegister(
+      phase1Api, phase2Api, std::make_unique<ConvBackwardExecutor>(problem, plan), plan.totalBytes,
+      inputTensors, access.inputs, outputTensors, access.outputs, workspaceSize, executor);
 }
 
 }  // namespace ops

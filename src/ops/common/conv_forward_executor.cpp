@@ -105,11 +105,15 @@ aclnnStatus ConvForwardExecutor::run(const Bindings& inputs, const Bindings& out
     if (p.emptyReduction) {
       fillChannelBias(result, channelBias, extent);
     } else {
-      const float* source =
-          stageOperand(view(p.source), plan_.sourceInPlace, p.operandRounding, ws, plan_.source);
       const float* weight =
           stageOperand(view(p.weight), plan_.weightInPlace, p.operandRounding, ws, plan_.weight);
       void* scratch = workspaceAt<char>(ws, plan_.scratch);
+      if (plan_.bf16Words &&
+          runOnBf16Words(!p.transposedAsDataGrad, p.shape, view(p.source), weight, target,
+                         inputRanges, inputCount, channelBias, scratch))
+        return kSuccess;
+      const float* source =
+          stageOperand(view(p.source), plan_.sourceInPlace, p.operandRounding, ws, plan_.source);
       if (p.transposedAsDataGrad)
         kernels::convBackwardData(p.shape, source, weight, result, scratch, channelBias);
       else
@@ -162,6 +166,17 @@ aclnnStatus finishConvForwardPhase1(const char* phase1Api, const char* phase2Api
   if (!planForward(problem, sourceInPlace, weightInPlace, &plan))
     return fail(kParamInvalid, phase1Api,
                 "workspace: expected a size that fits in 64 bits for this problem");
+  // Results rounded to bf16 at most before their cast: the cast to a bf16
+  // output is then the one rounding the words path applies.
+  if (computes && (problem.resultRounding == kernels::Rounding::None ||
+                   problem.resultRounding == kernels::Rounding::BF16)) {
+    const kernels::View5 source =
+        roleView(problem.source, *inputTensors[static_cast<size_t>(problem.source.index)].tensor);
+    const kernels::View5 output =
+        roleView(problem.output, *outputTensors[static_cast<size_t>(problem.output.index)].tensor);
+    plan.bf16Words = bf16WordsPlanned(!problem.transposedAsDataGrad, problem.shape, source,
+                                      problem.operandRounding, output);
+  }
   return bindAndRegister(phase1Api, phase2Api, std::make_unique<ConvForwardExecutor>(problem, plan),
                          plan.totalBytes, inputTensors, inputsAccessed, outputTensors,
                          outputsAccessed, workspaceSize, executor);

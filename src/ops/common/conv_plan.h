@@ -31,6 +31,10 @@ struct ConvWorkspacePlan {
   uint64_t scratch = kNoBuffer;     // the kernels' scratch, shared by the passes
   int64_t biasChannels = 0;
   InPlaceOperands inPlace;
+  // gradInput's pass reads its operand (dy, or x when it is a forward pass)
+  // and writes gradInput as bf16 words when gradInput shares no byte with an
+  // input (else the fp32 regions above are used).
+  bool gradInputOnWords = false;
   uint64_t totalBytes = 0;
 };
 

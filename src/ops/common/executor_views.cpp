@@ -1,5 +1,6 @@
 #include "ops/common/executor_views.h"
 
+#include "kernels/conv/conv_passes.h"
 #include "kernels/convert/convert.h"
 
 namespace aclcpu {
@@ -47,6 +48,29 @@ float* directResultTarget(const kernels::View5& target, bool needsRounding, cons
   for (size_t i = 0; i < inputCount; ++i)
     if (overlaps(range, inputs[i])) return nullptr;
   return static_cast<float*>(target.data);
+}
+
+bool bf16WordsPlanned(bool forwardPass, const kernels::ConvShape& shape,
+                      const kernels::View5& source, kernels::Rounding operandRounding,
+                      const kernels::View5& target) {
+  const bool keepsBf16 =
+      operandRounding == kernels::Rounding::None || operandRounding == kernels::Rounding::BF16;
+  return (forwardPass ? kernels::forwardTakesBf16Words(shape)
+                      : kernels::backwardDataTakesBf16Words(shape)) &&
+         keepsBf16 && isDenseOf(source, kernels::ElementType::BF16) &&
+         isDenseOf(target, kernels::ElementType::BF16);
+}
+
+bool runOnBf16Words(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
+                    const float* weight, const kernels::View5& target, const ByteRange* inputs,
+                    size_t inputCount, const float* bias, void* scratch) {
+  const ByteRange range = byteRange(target);
+  for (size_t i = 0; i < inputCount; ++i)
+    if (overlaps(range, inputs[i])) return false;
+  const auto* in = static_cast<const uint16_t*>(source.data);
+  auto* out = static_cast<uint16_t*>(target.data);
+  return forwardPass ? kernels::convForwardBf16Words(shape, in, weight, out, scratch, bias)
+                     : kernels::convBackwardDataBf16Words(shape, in, weight, out, scratch, bias);
 }
 
 }  // namespace ops

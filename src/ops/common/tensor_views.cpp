@@ -43,9 +43,9 @@ kernels::View5 roleView(const TensorRole& role, const aclTensor& tensor) {
   // Integer arithmetic: a tensor the run never touches may have a null
   // address, and pointer arithmetic on null is undefined. The offset was
   // bounds-checked in phase 1 (ops/common/view_checks.h), so it cannot overflow.
-  view.data = reinterpret_cast<void*>(
-      reinterpret_cast<uintptr_t>(tensor.data) +
-      static_cast<uintptr_t>(tensor.offset) * floatElementBytes(tensor.dataType));
+  view.data = reinterpret_cast<void*>(reinterpret_cast<uintptr_t>(tensor.data) +
+                                      static_cast<uintptr_t>(tensor.offset) *
+                                          floatElementBytes(tensor.dataType));
   for (int d = 0; d < 5; ++d) {
     view.shape[d] = 1;
     view.strides[d] = 0;
@@ -64,8 +64,8 @@ kernels::View5 roleView(const TensorRole& role, const aclTensor& tensor) {
   return view;
 }
 
-bool isDenseFloat32(const kernels::View5& view) {
-  if (view.type != kernels::ElementType::F32) return false;
+bool isDenseOf(const kernels::View5& view, kernels::ElementType type) {
+  if (view.type != type) return false;
   int64_t expected = 1;
   for (int d = 4; d >= 0; --d) {
     if (view.shape[d] != 1 && view.strides[d] != expected) return false;

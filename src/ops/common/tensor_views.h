@@ -21,9 +21,12 @@ kernels::Rounding roundingTo(aclDataType type);
 // and lifted to 5-D with unit leading spatial dims; a rank-1 role is [1, C, 1, 1, 1].
 kernels::View5 roleView(const TensorRole& role, const aclTensor& tensor);
 
-// True when the view is fp32 laid out densely in row-major order (dims of
-// extent 1 may have any stride): the kernels can then use its memory as is.
-bool isDenseFloat32(const kernels::View5& view);
+// True when the view is of `type` laid out densely in row-major order (dims
+// of extent 1 may have any stride): the kernels can then use its memory as is.
+bool isDenseOf(const kernels::View5& view, kernels::ElementType type);
+inline bool isDenseFloat32(const kernels::View5& view) {
+  return isDenseOf(view, kernels::ElementType::F32);
+}
 
 // The bytes a view can touch, [begin, end); empty for an empty view.
 struct ByteRange {

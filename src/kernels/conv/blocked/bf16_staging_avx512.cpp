@@ -11,9 +11,12 @@
 
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "kernels/conv/blocked/bf16_words_avx512_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/conv/blocked/staged_rows_inl.h"
+#include "kernels/simd/bf16_round_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
@@ -68,8 +71,26 @@ bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64
   return unsafe == 0;
 }
 
-bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
-                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
+namespace {
+
+// The fp32 bit patterns of 16 consecutive source values (masked lanes 0).
+__m512i loadBits(const float* p, __mmask16 mask) {
+  return _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, p));
+}
+__m512i loadBits(const uint16_t* p, __mmask16 mask) {
+  return _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, p)), 16);
+}
+float valueOf(float v) { return v; }
+float valueOf(uint16_t bits) {
+  const uint32_t word = static_cast<uint32_t>(bits) << 16;
+  float v;
+  std::memcpy(&v, &word, sizeof v);
+  return v;
+}
+
+template <typename Source>
+bool stageRows(const Source* dense, int64_t denseChannels, PairKind kind, const StagedLayout& l,
+               int64_t begin, int64_t end, uint32_t* staged) {
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
   const int64_t imageStride = denseChannels * channelStride;
   int64_t lo = 0, hi = 0;
@@ -82,7 +103,7 @@ bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind ki
     if (!zeroOutsideColumns(l, r, lo, hi, dstFloats)) continue;
     uint32_t* dst = reinterpret_cast<uint32_t*>(dstFloats);
     const int64_t plane = l.source[1] * l.source[2];
-    const float* image = dense + r.image * imageStride + r.i0 * plane + r.i1 * l.source[2];
+    const Source* image = dense + r.image * imageStride + r.i0 * plane + r.i1 * l.source[2];
     // The dense channel of each word half, or -1 for a padding channel.
     int64_t channel[16][2];
     for (int k = 0; k < 16; ++k) {
@@ -94,13 +115,15 @@ bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind ki
       for (int64_t q = lo; q < hi; ++q) {
         const int64_t i = q * l.step[2] + l.first[2];
         for (int k = 0; k < 16; ++k) {
-          const float a = channel[k][0] < 0 ? 0.0f : image[channel[k][0] * channelStride + i];
+          const float a =
+              channel[k][0] < 0 ? 0.0f : valueOf(image[channel[k][0] * channelStride + i]);
           if (kind == PairKind::HiLo) {
             unsafeScalar |= bf16Unsafe(a);
             dst[q * kLanes + k] = hiLoWord(a);
             continue;
           }
-          const float b = channel[k][1] < 0 ? 0.0f : image[channel[k][1] * channelStride + i];
+          const float b =
+              channel[k][1] < 0 ? 0.0f : valueOf(image[channel[k][1] * channelStride + i]);
           unsafeScalar |= bf16Unsafe(a) || bf16Unsafe(b);
           dst[q * kLanes + k] = pairWord(a, b);
         }
@@ -110,10 +133,9 @@ bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind ki
     for (int64_t q = lo; q < hi; q += 16) {
       const int64_t n = hi - q < 16 ? hi - q : 16;
       const __mmask16 mask = firstLanes(n);
-      const float* col = image + q + l.first[2];
+      const Source* col = image + q + l.first[2];
       auto load = [&](int64_t c) {
-        return c < 0 ? _mm512_setzero_si512()
-                     : _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, col + c * channelStride));
+        return c < 0 ? _mm512_setzero_si512() : loadBits(col + c * channelStride, mask);
       };
       __m512 v[16];
 #pragma GCC unroll 16
@@ -133,6 +155,60 @@ bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind ki
     }
   }
   return unsafe == 0 && !unsafeScalar;
+}
+
+}  // namespace
+
+bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
+                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
+  return stageRows(dense, denseChannels, kind, l, begin, end, staged);
+}
+bool stageBf16Rows_avx512(const uint16_t* dense, int64_t denseChannels, PairKind kind,
+                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
+  return stageRows(dense, denseChannels, kind, l, begin, end, staged);
+}
+
+void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
+                            uint16_t* dense, const float* bias) {
+  const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
+  int64_t lo = 0, hi = 0;
+  insideColumns(l, &lo, &hi);
+  for (int64_t row = begin; row < end; ++row) {
+    const StagedRow r = decode(l, row);
+    if (!r.inside || r.channels <= 0) continue;
+    const float* src = stagedRow(const_cast<float*>(staged), l, r);
+    uint16_t* dst = dense + denseRow(l, r);
+    float b[16] = {};
+    if (bias)
+      for (int64_t c = 0; c < r.channels; ++c) b[c] = bias[r.block * kLanes + c];
+    if (l.step[2] != 1) {
+      for (int64_t q = lo; q < hi; ++q) {
+        const int64_t i = q * l.step[2] + l.first[2];
+        for (int64_t c = 0; c < r.channels; ++c) {
+          const float v = src[q * kLanes + channelLane(l, c)];
+          simd::storeBf16(dst + c * channelStride + i, 1, _mm512_set1_ps(bias ? v + b[c] : v));
+        }
+      }
+      continue;
+    }
+    int64_t laneOf[16];
+    for (int c = 0; c < 16; ++c) laneOf[c] = channelLane(l, c);
+    for (int64_t q = lo; q < hi; q += 16) {
+      const int64_t n = hi - q < 16 ? hi - q : 16;
+      const __mmask16 mask = firstLanes(n);
+      __m512 v[16];
+#pragma GCC unroll 16
+      for (int j = 0; j < 16; ++j)
+        v[j] = j < n ? _mm512_loadu_ps(src + (q + j) * kLanes) : _mm512_setzero_ps();
+      simd::transpose16x16(v);
+      // v[lane] holds one staged lane along W: channel laneChannel(lane).
+      for (int64_t c = 0; c < r.channels; ++c) {
+        const __m512 x = v[laneOf[c]];
+        simd::storeBf16(dst + c * channelStride + q + l.first[2], mask,
+                        bias ? _mm512_add_ps(x, _mm512_set1_ps(b[c])) : x);
+      }
+    }
+  }
 }
 
 }  // namespace blocked

@@ -18,6 +18,7 @@
 #include "kernels/conv/blocked/blocked_staging.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/conv_registry.h"
+#include "kernels/convert/convert.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -174,10 +175,11 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
   return !unsafe.load();
 }
 
-bool stageWords(const WordPlan& wp, const float* dense, int64_t denseChannels, int64_t firstImage,
+template <typename Source>
+bool stageWords(const WordPlan& wp, const Source* dense, int64_t denseChannels, int64_t firstImage,
                 int64_t images, uint32_t* staged) {
   const StagedLayout& l = wp.rows.in;
-  const float* src = dense + firstImage * denseChannels * l.source[0] * l.source[1] * l.source[2];
+  const Source* src = dense + firstImage * denseChannels * l.source[0] * l.source[1] * l.source[2];
   std::atomic<bool> unsafe{false};
   parallelFor(images * rowsPerImage(l), [&](int64_t begin, int64_t end) {
     if (!stageBf16Rows_avx512(src, denseChannels, wp.kind, l, begin, end, staged))
@@ -188,13 +190,42 @@ bool stageWords(const WordPlan& wp, const float* dense, int64_t denseChannels, i
   return !unsafe.load();
 }
 
+// The pass's input and output: dense fp32 buffers, or the caller's dense
+// bf16 tensors (words).
+struct PassIo {
+  const float* in = nullptr;
+  const uint16_t* inWords = nullptr;
+  float* out = nullptr;
+  uint16_t* outWords = nullptr;
+};
+
+// unstage (blocked_staging.h) into a dense bf16 tensor.
+void unstageWords(const float* staged, const StagedLayout& l, int64_t firstImage, int64_t images,
+                  uint16_t* dense, const float* bias) {
+  const int64_t plane = l.source[0] * l.source[1] * l.source[2];
+  uint16_t* dst = dense + firstImage * l.channels * plane;
+  if (l.step[0] != 1 || l.step[1] != 1 || l.step[2] != 1) {
+    // Positions of reduced strided dims that no staged row maps to.
+    parallelFor(images * l.channels, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row)
+        std::fill(dst + row * plane, dst + (row + 1) * plane,
+                  bias ? floatToBf16(bias[row % l.channels]) : uint16_t{0});
+    });
+  }
+  parallelFor(images * rowsPerImage(l), [&](int64_t begin, int64_t end) {
+    unstageBf16Rows_avx512(staged, l, begin, end, dst, bias);
+  });
+}
+
 template <typename T>
 T* region(void* scratch, uint64_t offset) {
   return reinterpret_cast<T*>(static_cast<char*>(scratch) + offset);
 }
 
-void runWordPass(RowPassKind kind, const ConvShape& s, const float* input, const float* w,
-                 float* output, void* scratch, const float* bias) {
+// False when a value is bf16Unsafe: the output is then incomplete and the
+// pass has to run on the exact fp32 path.
+bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const float* w,
+                 void* scratch, const float* bias) {
   WordPlan wp;
   planWords(s, kind, &wp);
   TapTable table;
@@ -210,7 +241,9 @@ void runWordPass(RowPassKind kind, const ConvShape& s, const float* input, const
   bool exact = packWords(wp, table, s, w, packed);
   for (int64_t image0 = 0; exact && image0 < s.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
-    if (!stageWords(wp, input, inputChannels, image0, images, in)) {
+    const bool staged = io.inWords ? stageWords(wp, io.inWords, inputChannels, image0, images, in)
+                                   : stageWords(wp, io.in, inputChannels, image0, images, in);
+    if (!staged) {
       exact = false;
       break;
     }
@@ -240,12 +273,31 @@ void runWordPass(RowPassKind kind, const ConvShape& s, const float* input, const
         }
       }
     });
-    unstage(kAvx512Kernels, out, p.out, image0, images, output, bias);
+    if (io.outWords)
+      unstageWords(out, p.out, image0, images, io.outWords, bias);
+    else
+      unstage(kAvx512Kernels, out, p.out, image0, images, io.out, bias);
   }
-  if (exact) return;
+  return exact;
+}
+
+void runFloatPass(RowPassKind kind, const ConvShape& s, const float* input, const float* w,
+                  float* output, void* scratch, const float* bias) {
+  PassIo io;
+  io.in = input;
+  io.out = output;
+  if (runWordPass(kind, s, io, w, scratch, bias)) return;
   ConvShape f = s;
   f.operands = OperandValues::F32;
   runConvAlgorithm(fallbackFor(kind, s), f, input, w, bias, output, scratch);
+}
+
+bool runWordsPass(RowPassKind kind, const ConvShape& s, const uint16_t* input, const float* w,
+                  uint16_t* output, void* scratch, const float* bias) {
+  PassIo io;
+  io.inWords = input;
+  io.outWords = output;
+  return runWordPass(kind, s, io, w, scratch, bias);
 }
 
 }  // namespace
@@ -266,13 +318,23 @@ uint64_t bf16BackwardDataScratchBytes(const ConvShape& shape) {
   return scratchBytes(shape, RowPassKind::BackwardData);
 }
 
+bool acceptsBf16WordsIo(const ConvShape& shape) { return shape.operands == OperandValues::BF16; }
+
 void bf16Forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
                  const float* bias) {
-  runWordPass(RowPassKind::Forward, shape, x, w, y, scratch, bias);
+  runFloatPass(RowPassKind::Forward, shape, x, w, y, scratch, bias);
 }
 void bf16BackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
                       void* scratch, const float* bias) {
-  runWordPass(RowPassKind::BackwardData, shape, dy, w, dx, scratch, bias);
+  runFloatPass(RowPassKind::BackwardData, shape, dy, w, dx, scratch, bias);
+}
+bool bf16ForwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+                      void* scratch, const float* bias) {
+  return runWordsPass(RowPassKind::Forward, shape, x, w, y, scratch, bias);
+}
+bool bf16BackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
+                           void* scratch, const float* bias) {
+  return runWordsPass(RowPassKind::BackwardData, shape, dy, w, dx, scratch, bias);
 }
 
 }  // namespace blocked

@@ -34,6 +34,19 @@ void bf16BackwardData(const ConvShape& shape, const float* dy, const float* w, f
 void bf16BackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                         void* scratch);
 
+// The forward and data-gradient passes on the caller's dense bf16 tensors
+// (the pass's input and output as bf16 words; the weights, already bf16
+// values, as fp32), for bf16 operands (OperandValues::BF16) of a shape the
+// pass accepts. Each result (+ bias) is rounded to bf16 once, nearest even:
+// the same bits as the fp32 pass followed by that rounding. False when a
+// value is bf16Unsafe: the output is then incomplete, and the caller runs
+// the fp32 pass instead. Scratch as for the fp32 passes.
+bool acceptsBf16WordsIo(const ConvShape& shape);
+bool bf16ForwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+                      void* scratch, const float* bias);
+bool bf16BackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
+                           void* scratch, const float* bias);
+
 }  // namespace blocked
 }  // namespace kernels
 }  // namespace aclcpu

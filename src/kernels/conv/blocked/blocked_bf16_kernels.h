@@ -79,6 +79,14 @@ bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64
 // bf16Unsafe (the words are then still written).
 bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
                           const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged);
+// The same from a dense bf16 tensor (the caller's words; Pairs and HiLo alike).
+bool stageBf16Rows_avx512(const uint16_t* dense, int64_t denseChannels, PairKind kind,
+                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged);
+
+// unstageRows_avx512 (blocked_kernels.h) into a dense bf16 tensor: each
+// result (plus its channel's bias) rounded to bf16 once, nearest even.
+void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
+                            uint16_t* dense, const float* bias);
 
 // Staging for the weight gradient. x: for each (image, channel) and each
 // stride residue r (r[d] in [0, step[d]), row-major), a padded plane volume
