@@ -1,11 +1,16 @@
-// The bf16 words path of aclnnConvolutionBackward's gradInput: on AMX, when
-// gradOutput (x for a transposed convolution) and gradInput are dense bf16,
-// the data-gradient pass reads and writes them as the caller's bf16 words.
-// gradInput must be the float64 oracle's, bit-identical to the fp32 path (the
-// same call with a padded gradInput view) and to itself for 1, 2 and 3
-// threads, with every outputMask that computes it.
+// The bf16 words paths of aclnnConvolutionBackward: on AMX, when gradOutput
+// (x for a transposed convolution) and gradInput are dense bf16, the
+// gradInput pass reads and writes them as the caller's bf16 words; when x
+// and gradOutput are, the gradWeight pass reads them so. Both gradients must
+// be the float64 oracle's, bit-identical to the fp32 paths (the same call
+// with padded views) and to themselves for 1, 2 and 3 threads, with the
+// outputMasks that compute them; subnormal operands must reach the exact path.
 
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
 
 #include "common/thread_pool.h"
 #include "kernels/cpu/cpu_info.h"
@@ -33,24 +38,41 @@ ConvCase bf16Case(bool transposed, int64_t xChannels, int64_t yChannels, int64_t
   return c;
 }
 
-struct GradInputRun {
+// The gradients of one call: every tensor in `layout` (Contiguous: the
+// words paths; OffsetPadded: the fp32 paths, gathered and scattered).
+struct GradRun {
   OpOutcome outcome;
-  HostTensor gradInput;
+  HostTensor gradInput, gradWeight;
 };
 
-GradInputRun runCase(const ConvCase& c, const HostTensor& gradOutput, const HostTensor& input,
-                     const HostTensor& weight, LayoutKind gradInputLayout, int threads) {
+HostTensor inLayout(const HostTensor& t, LayoutKind layout) {
+  Rng layoutRng(13);
+  HostTensor copy(t.dtype(), makeLayout(t.shape(), layout, layoutRng));
+  copy.setDense(t.dense());
+  return copy;
+}
+
+GradRun runCase(const ConvCase& c, const HostTensor& gradOutput, const HostTensor& input,
+                const HostTensor& weight, LayoutKind layout, int threads) {
   Rng layoutRng(11);
-  GradInputRun r{OpOutcome{},
-                 HostTensor(c.gradInputType, makeLayout(c.inputShape, gradInputLayout, layoutRng))};
-  HostTensor gradWeight(c.gradWeightType, contiguousLayout(c.weightShape));
+  GradRun r{OpOutcome{}, HostTensor(c.gradInputType, makeLayout(c.inputShape, layout, layoutRng)),
+            HostTensor(c.gradWeightType, makeLayout(c.weightShape, layout, layoutRng))};
   HostTensor gradBias(c.gradBiasType, contiguousLayout(c.biasShape()));
   RunOptions options;
   options.computeThreads = threads;
-  r.outcome = runConvolutionBackward(c.attrs(), gradOutput, input, weight, &r.gradInput,
-                                     c.mask[1] ? &gradWeight : nullptr,
-                                     c.mask[2] ? &gradBias : nullptr, options);
+  r.outcome = runConvolutionBackward(
+      c.attrs(), inLayout(gradOutput, layout), inLayout(input, layout), weight,
+      c.mask[0] ? &r.gradInput : nullptr, c.mask[1] ? &r.gradWeight : nullptr,
+      c.mask[2] ? &gradBias : nullptr, options);
   return r;
+}
+
+// "" when both runs hold the same bits in every element of `got` and `want`.
+std::string sameBits(const char* name, const HostTensor& got, const HostTensor& want) {
+  for (int64_t i = 0; i < got.count(); ++i)
+    if (got.bitsAt(i) != want.bitsAt(i))
+      return std::string(name) + ": element " + std::to_string(i) + " differs";
+  return "";
 }
 
 class ThreadCountRestorer {
@@ -58,11 +80,14 @@ class ThreadCountRestorer {
   ~ThreadCountRestorer() { aclcpu::setComputeThreadCount(0); }
 };
 
-TEST(Bf16Words, GradInputMatchesTheOracleTheFp32PathAndItselfFor1To3Threads) {
-  using aclcpu::kernels::Isa;
-  if (aclcpu::kernels::activeIsa() < Isa::Amx)
-    GTEST_SKIP() << "the bf16 words path needs AMX; this CPU (or ACLNN_CPU_ISA) runs "
-                 << aclcpu::kernels::isaName(aclcpu::kernels::activeIsa());
+bool amxRuns() { return aclcpu::kernels::activeIsa() >= aclcpu::kernels::Isa::Amx; }
+std::string skipReason() {
+  return std::string("the bf16 words paths need AMX; this CPU (or ACLNN_CPU_ISA) runs ") +
+         aclcpu::kernels::isaName(aclcpu::kernels::activeIsa());
+}
+
+TEST(Bf16Words, GradientsMatchTheOracleTheFp32PathsAndThemselvesFor1To3Threads) {
+  if (!amxRuns()) GTEST_SKIP() << skipReason();
   ThreadCountRestorer restore;
   Rng rng(0xB16D);
   const ConvCase cases[] = {
@@ -71,9 +96,10 @@ TEST(Bf16Words, GradInputMatchesTheOracleTheFp32PathAndItselfFor1To3Threads) {
       // Transposed: gradInput is the normal orientation's forward pass.
       bf16Case(true, 32, 48, 3, 1, 16),
   };
+  using Mask = std::array<bool, 3>;
   for (ConvCase c : cases) {
-    for (const auto& mask :
-         {std::array<bool, 3>{true, false, false}, std::array<bool, 3>{true, true, true}}) {
+    for (const Mask& mask :
+         {Mask{true, false, false}, Mask{false, true, true}, Mask{true, true, true}}) {
       c.mask = mask;
       HostTensor gradOutput(c.gradOutputType, contiguousLayout(c.gradOutputShape));
       HostTensor input(c.inputType, contiguousLayout(c.inputShape));
@@ -81,25 +107,60 @@ TEST(Bf16Words, GradInputMatchesTheOracleTheFp32PathAndItselfFor1To3Threads) {
       fillRandom(&gradOutput, rng);
       fillRandom(&input, rng);
       fillRandom(&weight, rng);
-      const GradInputRun words = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, 1);
-      const GradInputRun fp32 = runCase(c, gradOutput, input, weight, LayoutKind::OffsetPadded, 1);
+      const GradRun words = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, 1);
+      const GradRun fp32 = runCase(c, gradOutput, input, weight, LayoutKind::OffsetPadded, 1);
       ASSERT_TRUE(words.outcome.succeeded()) << c.describe() << ": " << words.outcome.describe();
       ASSERT_TRUE(fp32.outcome.succeeded()) << c.describe() << ": " << fp32.outcome.describe();
-      for (int64_t i = 0; i < words.gradInput.count(); ++i)
-        ASSERT_EQ(words.gradInput.bitsAt(i), fp32.gradInput.bitsAt(i))
-            << c.describe() << ": element " << i;
       const ConvExpectation expected =
           expectConvolutionBackward(c, gradOutput.dense(), input.dense(), weight.dense());
-      EXPECT_EQ(compareOutput("gradInput", words.gradInput, expected.gradInput), "")
-          << c.describe();
+      if (mask[0]) {
+        EXPECT_EQ(sameBits("gradInput", words.gradInput, fp32.gradInput), "") << c.describe();
+        EXPECT_EQ(compareOutput("gradInput", words.gradInput, expected.gradInput), "")
+            << c.describe();
+      }
+      if (mask[1]) {
+        EXPECT_EQ(sameBits("gradWeight", words.gradWeight, fp32.gradWeight), "") << c.describe();
+        EXPECT_EQ(compareOutput("gradWeight", words.gradWeight, expected.gradWeight), "")
+            << c.describe();
+      }
       for (int threads : {2, 3}) {
-        const GradInputRun again =
+        const GradRun again =
             runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, threads);
         ASSERT_TRUE(again.outcome.succeeded()) << again.outcome.describe();
         EXPECT_EQ(again.gradInput.storage(), words.gradInput.storage())
             << c.describe() << " with " << threads << " threads";
+        EXPECT_EQ(again.gradWeight.storage(), words.gradWeight.storage())
+            << c.describe() << " with " << threads << " threads";
       }
     }
+  }
+}
+
+// One non-zero element among zeros in x (or dy): 2^-130, a bf16 subnormal
+// that the tiles read as zero, must reach the exact path in both passes.
+TEST(Bf16Words, SubnormalOperandsGoToTheExactPath) {
+  if (!amxRuns()) GTEST_SKIP() << skipReason();
+  ConvCase c = bf16Case(false, 48, 32, 3, 1, 18);
+  Rng rng(0x5AB);
+  HostTensor weight(c.weightType, contiguousLayout(c.weightShape));
+  fillRandom(&weight, rng);
+  for (bool inX : {true, false}) {
+    HostTensor gradOutput(c.gradOutputType, contiguousLayout(c.gradOutputShape));
+    HostTensor input(c.inputType, contiguousLayout(c.inputShape));
+    fillRandom(&gradOutput, rng);
+    fillRandom(&input, rng);
+    HostTensor& sparse = inX ? input : gradOutput;
+    sparse.setDense(std::vector<double>(static_cast<size_t>(sparse.count()), 0.0));
+    sparse.set(sparse.count() / 2 + 3, std::ldexp(1.0, -130));
+    const GradRun words = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, 1);
+    const GradRun fp32 = runCase(c, gradOutput, input, weight, LayoutKind::OffsetPadded, 1);
+    ASSERT_TRUE(words.outcome.succeeded()) << words.outcome.describe();
+    ASSERT_TRUE(fp32.outcome.succeeded()) << fp32.outcome.describe();
+    EXPECT_EQ(sameBits("gradInput", words.gradInput, fp32.gradInput), "") << inX;
+    EXPECT_EQ(sameBits("gradWeight", words.gradWeight, fp32.gradWeight), "") << inX;
+    const ConvExpectation expected =
+        expectConvolutionBackward(c, gradOutput.dense(), input.dense(), weight.dense());
+    EXPECT_EQ(compareOutput("gradWeight", words.gradWeight, expected.gradWeight), "") << inX;
   }
 }
 

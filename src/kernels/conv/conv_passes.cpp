@@ -114,7 +114,9 @@ void runPass(ConvPass pass, const ConvShape& s, const float* a, const float* b, 
 bool takesWords(ConvPass pass, const ConvShape& s) {
   if (workOf(pass, s) != Work::Compute) return false;
   const ConvAlgorithm& a = selectConvAlgorithm(pass, s, activeIsa());
-  return a.runWords && a.acceptsWords(s);
+  const bool hasRun =
+      pass == ConvPass::BackwardWeight ? a.runWeightWords != nullptr : a.runWords != nullptr;
+  return hasRun && a.acceptsWords(s);
 }
 
 bool runWordsPass(ConvPass pass, const ConvShape& s, const uint16_t* a, const float* b,
@@ -136,6 +138,16 @@ bool convForwardBf16Words(const ConvShape& shape, const uint16_t* x, const float
 bool convBackwardDataBf16Words(const ConvShape& shape, const uint16_t* dy, const float* w,
                                uint16_t* dx, void* scratch, const float* bias) {
   return runWordsPass(ConvPass::BackwardData, shape, dy, w, dx, scratch, bias);
+}
+
+bool backwardWeightTakesBf16Words(const ConvShape& shape) {
+  return takesWords(ConvPass::BackwardWeight, shape);
+}
+bool convBackwardWeightBf16Words(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
+                                 float* dw, void* scratch) {
+  if (!takesWords(ConvPass::BackwardWeight, shape)) return false;
+  return selectConvAlgorithm(ConvPass::BackwardWeight, shape, activeIsa())
+      .runWeightWords(shape, x, dy, dw, scratch);
 }
 
 uint64_t forwardScratchBytes(const ConvShape& shape) {

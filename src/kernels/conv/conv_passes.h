@@ -54,6 +54,11 @@ bool convForwardBf16Words(const ConvShape& shape, const uint16_t* x, const float
                           void* scratch, const float* bias = nullptr);
 bool convBackwardDataBf16Words(const ConvShape& shape, const uint16_t* dy, const float* w,
                                uint16_t* dx, void* scratch, const float* bias = nullptr);
+// The weight gradient with x and dy as the caller's dense bf16 tensors (dw
+// in fp32 as convBackwardWeight writes it); the same conditions.
+bool backwardWeightTakesBf16Words(const ConvShape& shape);
+bool convBackwardWeightBf16Words(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
+                                 float* dw, void* scratch);
 
 // dw[co, ci, k] = sum over n, o of x[n, g*Cin/G + ci, o*stride - pad + k*dil] * dy[n, co, o]
 void convBackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,

@@ -181,7 +181,8 @@ const ConvAlgorithm kAlgorithms[] = {
    im2col_gemm::backwardData},
 
   {"bf16_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<true>,
-   blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight},
+   blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight, nullptr,
+   blocked::acceptsBf16WordsIo, nullptr, blocked::bf16BackwardWeightWords},
   {"bf16x2_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<false>,
    blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight},
   {"f32_dwconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, depthwise_plane::acceptsBackwardWeight,

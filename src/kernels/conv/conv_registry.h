@@ -27,13 +27,17 @@ struct ConvAlgorithm {
   // store step.
   void (*runWithBias)(const ConvShape& shape, const float* a, const float* b, const float* bias,
                       float* out, void* scratch) = nullptr;
-  // Optional (forward and backward data): the same pass with `a` and `out`
-  // as the caller's dense bf16 tensors, each result (+ bias, may be null)
-  // rounded to bf16 once, for the shapes `acceptsWords` takes. False when the
-  // data needs the fp32 run instead (the output is then incomplete).
+  // Optional: the same pass on the caller's dense bf16 tensors, for the
+  // shapes `acceptsWords` takes; false when the data needs the fp32 run
+  // instead (the output is then incomplete). Forward and backward data:
+  // `a` and `out` as bf16 words, each result (+ bias, may be null) rounded to
+  // bf16 once.
   bool (*acceptsWords)(const ConvShape& shape) = nullptr;
   bool (*runWords)(const ConvShape& shape, const uint16_t* a, const float* b, const float* bias,
                    uint16_t* out, void* scratch) = nullptr;
+  // BackwardWeight's form: x and dy as bf16 words, dw in fp32.
+  bool (*runWeightWords)(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch) = nullptr;
 };
 
 // Runs `algorithm`, then (bias not null) makes out[n, c, ...] += bias[c]:

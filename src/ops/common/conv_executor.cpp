@@ -112,7 +112,12 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
       float* direct =
           directTarget(gradWeightTarget, p.gradWeightIntermediate != kernels::Rounding::None);
       float* result = direct ? direct : workspaceAt<float>(ws, plan_.gradWeight);
-      kernels::convBackwardWeight(p.shape, stagedX(), stagedDy(), result, scratch);
+      auto words = [&](const TensorRole& role) {
+        return static_cast<const uint16_t*>(view(role).data);
+      };
+      if (!plan_.gradWeightOnWords ||
+          !kernels::convBackwardWeightBf16Words(p.shape, words(p.x), words(p.dy), result, scratch))
+        kernels::convBackwardWeight(p.shape, stagedX(), stagedDy(), result, scratch);
       if (!direct) gradWeightResult = result;
     }
     if (gradInputResult) {
@@ -231,6 +236,14 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
         problem.operandRounding,
         roleView(problem.gradInput,
                  *outputTensors[static_cast<size_t>(problem.gradInput.index)].tensor));
+  }
+  if (!problem.empty && problem.computeGradWeight) {
+    auto inputView = [&](const TensorRole& role) {
+      return roleView(role, *inputTensors[static_cast<size_t>(role.index)].tensor);
+    };
+    plan.gradWeightOnWords = kernels::backwardWeightTakesBf16Words(problem.shape) &&
+                             readableAsBf16Words(inputView(problem.x), problem.operandRounding) &&
+                             readableAsBf16Words(inputView(problem.dy), problem.operandRounding);
   }
   return bindAndRegister(
       phase1Api, phase2Api, std::make_unique<ConvBackwardExecutor>(problem, plan), plan.totalBytes,

@@ -35,6 +35,8 @@ struct ConvWorkspacePlan {
   // and writes gradInput as bf16 words when gradInput shares no byte with an
   // input (else the fp32 regions above are used).
   bool gradInputOnWords = false;
+  // gradWeight's pass reads x and dy as bf16 words.
+  bool gradWeightOnWords = false;
   uint64_t totalBytes = 0;
 };
 

@@ -50,14 +50,18 @@ float* directResultTarget(const kernels::View5& target, bool needsRounding, cons
   return static_cast<float*>(target.data);
 }
 
+bool readableAsBf16Words(const kernels::View5& view, kernels::Rounding operandRounding) {
+  return (operandRounding == kernels::Rounding::None ||
+          operandRounding == kernels::Rounding::BF16) &&
+         isDenseOf(view, kernels::ElementType::BF16);
+}
+
 bool bf16WordsPlanned(bool forwardPass, const kernels::ConvShape& shape,
                       const kernels::View5& source, kernels::Rounding operandRounding,
                       const kernels::View5& target) {
-  const bool keepsBf16 =
-      operandRounding == kernels::Rounding::None || operandRounding == kernels::Rounding::BF16;
   return (forwardPass ? kernels::forwardTakesBf16Words(shape)
                       : kernels::backwardDataTakesBf16Words(shape)) &&
-         keepsBf16 && isDenseOf(source, kernels::ElementType::BF16) &&
+         readableAsBf16Words(source, operandRounding) &&
          isDenseOf(target, kernels::ElementType::BF16);
 }
 

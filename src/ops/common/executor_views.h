@@ -59,6 +59,10 @@ float* directResultTarget(const kernels::View5& target, bool needsRounding, cons
 // nothing written, when `target` shares a byte with an input, and false when
 // the data needs the fp32 pass (the target is then incomplete); `target`'s
 // own rounding before the cast to bf16 must be none or bf16.
+// True when `view` can be read as bf16 words: dense bf16, and its operand
+// rounding keeps bf16 values as they are.
+bool readableAsBf16Words(const kernels::View5& view, kernels::Rounding operandRounding);
+
 bool bf16WordsPlanned(bool forwardPass, const kernels::ConvShape& shape,
                       const kernels::View5& source, kernels::Rounding operandRounding,
                       const kernels::View5& target);

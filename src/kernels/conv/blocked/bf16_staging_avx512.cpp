@@ -11,8 +11,6 @@
 
 #include <immintrin.h>
 
-#include <cstring>
-
 #include "kernels/conv/blocked/bf16_words_avx512_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/conv/blocked/staged_rows_inl.h"
@@ -72,21 +70,6 @@ bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64
 }
 
 namespace {
-
-// The fp32 bit patterns of 16 consecutive source values (masked lanes 0).
-__m512i loadBits(const float* p, __mmask16 mask) {
-  return _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, p));
-}
-__m512i loadBits(const uint16_t* p, __mmask16 mask) {
-  return _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, p)), 16);
-}
-float valueOf(float v) { return v; }
-float valueOf(uint16_t bits) {
-  const uint32_t word = static_cast<uint32_t>(bits) << 16;
-  float v;
-  std::memcpy(&v, &word, sizeof v);
-  return v;
-}
 
 template <typename Source>
 bool stageRows(const Source* dense, int64_t denseChannels, PairKind kind, const StagedLayout& l,

@@ -20,8 +20,11 @@
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
-bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
-                            int64_t begin, int64_t end, uint16_t* staged) {
+namespace {
+
+template <typename Source>
+bool stagePlanes(const Source* dense, const Bf16PlaneLayout& l, PairKind kind, int64_t begin,
+                 int64_t end, uint16_t* staged) {
   const int64_t plane = l.source[1] * l.source[2];
   const int64_t channelFloats = l.source[0] * plane;
   const int64_t e = l.entries;
@@ -29,9 +32,6 @@ bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKi
   const __m512i dupLow = _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0);
   const __m512i dupHigh =
       _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8);
-  const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-  const __m512i gatherIndex =
-      _mm512_mullo_epi32(lanes, _mm512_set1_epi32(static_cast<int>(l.step[2])));
   for (int64_t item = begin; item < end; ++item) {
     const int64_t image = item / l.paddedChannels, channel = item % l.paddedChannels;
     uint16_t* dst = staged + item * l.channelEntries;
@@ -39,7 +39,7 @@ bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKi
       std::memset(dst, 0, static_cast<size_t>(l.channelEntries) * sizeof(uint16_t));
       continue;
     }
-    const float* src = dense + (image * l.channels + channel) * channelFloats;
+    const Source* src = dense + (image * l.channels + channel) * channelFloats;
     int64_t residue = 0;
     for (int64_t r0 = 0; r0 < l.step[0]; ++r0)
       for (int64_t r1 = 0; r1 < l.step[1]; ++r1)
@@ -65,15 +65,12 @@ bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKi
               std::memset(row, 0, static_cast<size_t>(lo * e) * sizeof(uint16_t));
               std::memset(row + hi * e, 0,
                           static_cast<size_t>((l.size[2] - hi) * e) * sizeof(uint16_t));
-              const float* line = src + i0 * plane + i1 * l.source[2] + base2;
+              const Source* line = src + i0 * plane + i1 * l.source[2] + base2;
               for (int64_t q = lo; q < hi; q += 16) {
                 const int64_t n = hi - q < 16 ? hi - q : 16;
                 const __mmask16 mask = firstLanes(n);
-                const __m512i v =
-                    l.step[2] == 1
-                        ? _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, line + q))
-                        : _mm512_castps_si512(_mm512_mask_i32gather_ps(
-                              _mm512_setzero_ps(), mask, gatherIndex, line + q * l.step[2], 4));
+                const __m512i v = l.step[2] == 1 ? loadBits(line + q, mask)
+                                                 : loadBits(line + q * l.step[2], l.step[2], mask);
                 unsafe |= unsafeLanes(v);
                 if (kind == PairKind::Pairs) {
                   _mm256_mask_storeu_epi16(row + q, mask,
@@ -97,8 +94,9 @@ bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKi
   return unsafe == 0;
 }
 
-bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
-                              int64_t begin, int64_t end, uint32_t* staged) {
+template <typename Source>
+bool stagePairRows(const Source* dense, const Bf16PairRowLayout& l, PairKind kind, int64_t begin,
+                   int64_t end, uint32_t* staged) {
   const int64_t plane = l.out[1] * l.out[2];
   const int64_t channelFloats = l.out[0] * plane;
   __mmask16 unsafe = 0;
@@ -122,7 +120,7 @@ bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, Pa
       }
     };
     const int64_t channels = l.channels - block * 16 < 16 ? l.channels - block * 16 : 16;
-    const float* src = dense + (image * l.channels + block * 16) * channelFloats;
+    const Source* src = dense + (image * l.channels + block * 16) * channelFloats;
     for (int64_t p0 = 0; p0 < l.positions; p0 += l.rowLength) {
       const int64_t flatRow = p0 / l.rowLength;
       const int64_t od = flatRow / l.rowsPerPlane, oh = flatRow % l.rowsPerPlane;
@@ -130,13 +128,13 @@ bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, Pa
       int64_t data = od < l.out[0] && oh < l.out[1] ? l.out[2] : 0;
       if (data > count) data = count;
       for (int64_t q = 0; q < data; q += 16) {
-        const float* line = src + od * plane + oh * l.out[2];
+        const Source* line = src + od * plane + oh * l.out[2];
         const int64_t n = data - q < 16 ? data - q : 16;
         const __mmask16 mask = firstLanes(n);
         __m512 v[16];
 #pragma GCC unroll 16
         for (int c = 0; c < 16; ++c) {
-          v[c] = c < channels ? _mm512_maskz_loadu_ps(mask, line + c * channelFloats + q)
+          v[c] = c < channels ? _mm512_castsi512_ps(loadBits(line + c * channelFloats + q, mask))
                               : _mm512_setzero_ps();
           unsafe |= unsafeLanes(_mm512_castps_si512(v[c]));
         }
@@ -149,6 +147,25 @@ bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, Pa
     std::memset(dst + 16 * row, 0, static_cast<size_t>((l.rows - row) * 16) * sizeof(uint32_t));
   }
   return unsafe == 0;
+}
+
+}  // namespace
+
+bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
+                            int64_t begin, int64_t end, uint16_t* staged) {
+  return stagePlanes(dense, l, kind, begin, end, staged);
+}
+bool stageBf16Planes_avx512(const uint16_t* dense, const Bf16PlaneLayout& l, PairKind kind,
+                            int64_t begin, int64_t end, uint16_t* staged) {
+  return stagePlanes(dense, l, kind, begin, end, staged);
+}
+bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
+                              int64_t begin, int64_t end, uint32_t* staged) {
+  return stagePairRows(dense, l, kind, begin, end, staged);
+}
+bool stageBf16PairRows_avx512(const uint16_t* dense, const Bf16PairRowLayout& l, PairKind kind,
+                              int64_t begin, int64_t end, uint32_t* staged) {
+  return stagePairRows(dense, l, kind, begin, end, staged);
 }
 
 }  // namespace blocked

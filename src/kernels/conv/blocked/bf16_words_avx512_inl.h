@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <cstring>
 
 namespace aclcpu {
 namespace kernels {
@@ -27,6 +28,38 @@ static inline __mmask16 unsafeLanes(__m512i v) {
   const __mmask16 tiny = _mm512_cmplt_epi32_mask(e, _mm512_set1_epi32(127 - 40)) &
                          _mm512_cmpneq_epi32_mask(magnitude, _mm512_setzero_si512());
   return special | tiny;
+}
+
+// The fp32 bit patterns of 16 consecutive source values (lanes off `mask`
+// 0): fp32 data, or bf16 words widened.
+static inline __m512i loadBits(const float* p, __mmask16 mask) {
+  return _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, p));
+}
+static inline __m512i loadBits(const uint16_t* p, __mmask16 mask) {
+  return _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, p)), 16);
+}
+
+// The same for values `step` elements apart.
+static inline __m512i loadBits(const float* p, int64_t step, __mmask16 mask) {
+  const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i index = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(static_cast<int>(step)));
+  return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mask, index, p, 4);
+}
+static inline __m512i loadBits(const uint16_t* p, int64_t step, __mmask16 mask) {
+  // No 16-bit gather, and a 32-bit one would read past the last value.
+  alignas(64) uint32_t bits[16];
+  for (int i = 0; i < 16; ++i)
+    bits[i] = (mask >> i) & 1 ? static_cast<uint32_t>(p[i * step]) << 16 : 0u;
+  return _mm512_load_si512(bits);
+}
+
+// One source value as fp32.
+static inline float valueOf(float v) { return v; }
+static inline float valueOf(uint16_t bits) {
+  const uint32_t word = static_cast<uint32_t>(bits) << 16;
+  float v;
+  std::memcpy(&v, &word, sizeof v);
+  return v;
 }
 
 static inline __m512i highHalves() { return _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)); }

@@ -46,6 +46,10 @@ bool bf16ForwardWords(const ConvShape& shape, const uint16_t* x, const float* w,
                       void* scratch, const float* bias);
 bool bf16BackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
                            void* scratch, const float* bias);
+// The weight gradient with x and dy as the caller's dense bf16 tensors (dw
+// in fp32, as bf16BackwardWeight); false when a value is bf16Unsafe.
+bool bf16BackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
+                             float* dw, void* scratch);
 
 }  // namespace blocked
 }  // namespace kernels

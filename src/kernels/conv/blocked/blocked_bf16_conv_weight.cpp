@@ -135,7 +135,8 @@ T* region(void* scratch, uint64_t offset) {
   return reinterpret_cast<T*>(static_cast<char*>(scratch) + offset);
 }
 
-bool stage(const WeightPlan& p, const ConvShape& s, const float* x, const float* dy, uint16_t* xs,
+template <typename Source>
+bool stage(const WeightPlan& p, const ConvShape& s, const Source* x, const Source* dy, uint16_t* xs,
            uint32_t* dys) {
   std::atomic<bool> unsafe{false};
   parallelFor(s.batch * p.x.paddedChannels, [&](int64_t begin, int64_t end) {
@@ -151,34 +152,11 @@ bool stage(const WeightPlan& p, const ConvShape& s, const float* x, const float*
   return !unsafe.load();
 }
 
-}  // namespace
-
-bool acceptsBf16BackwardWeight(const ConvShape& shape) {
-  WeightPlan p;
-  return planWeight(shape, &p);
-}
-
-uint64_t bf16BackwardWeightScratchBytes(const ConvShape& shape) {
-  WeightPlan p;
-  if (!planWeight(shape, &p)) return 0;
-  ConvShape f = shape;
-  f.operands = OperandValues::F32;
-  return std::max(p.bytes, fallbackFor(shape).scratchBytes(f));
-}
-
-void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
-                        void* scratch) {
-  WeightPlan p;
-  planWeight(s, &p);
-  uint16_t* xs = region<uint16_t>(scratch, p.xOffset);
-  uint32_t* dys = region<uint32_t>(scratch, p.dyOffset);
+// The pass on staged operands.
+void runStaged(const WeightPlan& p, const ConvShape& s, float* dw, void* scratch) {
+  const uint16_t* xs = region<uint16_t>(scratch, p.xOffset);
+  const uint32_t* dys = region<uint32_t>(scratch, p.dyOffset);
   float* partial = region<float>(scratch, p.partialOffset);
-  if (!stage(p, s, x, dy, xs, dys)) {
-    ConvShape f = s;
-    f.operands = OperandValues::F32;
-    fallbackFor(s).run(f, x, dy, dw, scratch);
-    return;
-  }
   const int64_t totalSteps = s.batch * p.stepsPerImage;
   const int64_t tapFloats = 256;
   const int64_t ocBlockFloats = p.taps * tapFloats;
@@ -264,6 +242,46 @@ void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, flo
       }
     }
   });
+}
+
+}  // namespace
+
+bool acceptsBf16BackwardWeight(const ConvShape& shape) {
+  WeightPlan p;
+  return planWeight(shape, &p);
+}
+
+uint64_t bf16BackwardWeightScratchBytes(const ConvShape& shape) {
+  WeightPlan p;
+  if (!planWeight(shape, &p)) return 0;
+  ConvShape f = shape;
+  f.operands = OperandValues::F32;
+  return std::max(p.bytes, fallbackFor(shape).scratchBytes(f));
+}
+
+void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+                        void* scratch) {
+  WeightPlan p;
+  planWeight(s, &p);
+  if (stage(p, s, x, dy, region<uint16_t>(scratch, p.xOffset),
+            region<uint32_t>(scratch, p.dyOffset))) {
+    runStaged(p, s, dw, scratch);
+    return;
+  }
+  ConvShape f = s;
+  f.operands = OperandValues::F32;
+  fallbackFor(s).run(f, x, dy, dw, scratch);
+}
+
+bool bf16BackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
+                             void* scratch) {
+  WeightPlan p;
+  planWeight(s, &p);
+  if (!stage(p, s, x, dy, region<uint16_t>(scratch, p.xOffset),
+             region<uint32_t>(scratch, p.dyOffset)))
+    return false;
+  runStaged(p, s, dw, scratch);
+  return true;
 }
 
 }  // namespace blocked

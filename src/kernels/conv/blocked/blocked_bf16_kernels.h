@@ -108,6 +108,9 @@ struct Bf16PlaneLayout {
 };
 bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
                             int64_t begin, int64_t end, uint16_t* staged);
+// The same from a dense bf16 tensor (the caller's words).
+bool stageBf16Planes_avx512(const uint16_t* dense, const Bf16PlaneLayout& l, PairKind kind,
+                            int64_t begin, int64_t end, uint16_t* staged);
 
 // dy as pair rows: for each (image, 16-channel block) the flat positions
 // p = (od * rowsPerPlane + oh) * rowLength + ow for p < positions (zero where
@@ -121,6 +124,9 @@ struct Bf16PairRowLayout {
   int64_t positions = 0, rows = 0;
 };
 bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
+                              int64_t begin, int64_t end, uint32_t* staged);
+// The same from a dense bf16 tensor (the caller's words).
+bool stageBf16PairRows_avx512(const uint16_t* dense, const Bf16PairRowLayout& l, PairKind kind,
                               int64_t begin, int64_t end, uint32_t* staged);
 
 }  // namespace blocked
