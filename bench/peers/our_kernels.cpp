@@ -15,6 +15,9 @@ OurKernels ourKernels(const ProblemSpec& spec, aclcpu::kernels::OperandValues op
              padding = spec.paddingArray();
   aclcpu::kernels::ConvShape shape;
   shape.operands = operands;
+  // bf16 operands are the bf16 rows, whose tensors are dense: the operators
+  // plan the bf16 words paths for them.
+  shape.bf16Words = operands == aclcpu::kernels::OperandValues::BF16;
   shape.batch = x[0];
   shape.inChannels = x[1];
   shape.outChannels = w[0];

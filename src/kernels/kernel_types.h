@@ -68,6 +68,11 @@ struct ConvShape {
   int64_t padBefore[3] = {0, 0, 0};
   // Not geometry, but part of the job: which algorithms may take it.
   OperandValues operands = OperandValues::F32;
+  // The forward or data-gradient pass reads its input and writes its output
+  // as the caller's dense bf16 tensors (conv_passes.h, *Bf16Words): an
+  // algorithm that stages its operands anyway may then take shapes it
+  // leaves to algorithms on fp32 memory otherwise (pointwise layers).
+  bool bf16Words = false;
 };
 
 }  // namespace kernels

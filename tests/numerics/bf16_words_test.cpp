@@ -136,6 +136,46 @@ TEST(Bf16Words, GradientsMatchTheOracleTheFp32PathsAndThemselvesFor1To3Threads) 
   }
 }
 
+// Depthwise layers run the plane algorithm (AVX-512) on the words.
+TEST(Bf16Words, DepthwiseGradientsMatchTheOracleAndTheFp32Paths) {
+  if (aclcpu::kernels::activeIsa() < aclcpu::kernels::Isa::Avx512)
+    GTEST_SKIP() << "the depthwise words paths need AVX-512; this CPU (or ACLNN_CPU_ISA) runs "
+                 << aclcpu::kernels::isaName(aclcpu::kernels::activeIsa());
+  ThreadCountRestorer restore;
+  Rng rng(0xD3D);
+  ConvCase c;
+  c.groups = 24;
+  c.stride = {1, 1};
+  c.dilation = {1, 2};
+  c.padding = {1, 2};
+  c.weightShape = {24, 1, 3, 3};
+  completeShapes(&c, 3, 24, 24, {3, 3}, {19, 37});
+  c.gradOutputType = c.inputType = c.weightType = DType::BF16;
+  c.gradInputType = c.gradWeightType = c.gradBiasType = DType::BF16;
+  HostTensor gradOutput(c.gradOutputType, contiguousLayout(c.gradOutputShape));
+  HostTensor input(c.inputType, contiguousLayout(c.inputShape));
+  HostTensor weight(c.weightType, contiguousLayout(c.weightShape));
+  fillRandom(&gradOutput, rng);
+  fillRandom(&input, rng);
+  fillRandom(&weight, rng);
+  const GradRun words = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, 1);
+  const GradRun fp32 = runCase(c, gradOutput, input, weight, LayoutKind::OffsetPadded, 1);
+  ASSERT_TRUE(words.outcome.succeeded()) << words.outcome.describe();
+  ASSERT_TRUE(fp32.outcome.succeeded()) << fp32.outcome.describe();
+  EXPECT_EQ(sameBits("gradInput", words.gradInput, fp32.gradInput), "");
+  EXPECT_EQ(sameBits("gradWeight", words.gradWeight, fp32.gradWeight), "");
+  const ConvExpectation expected =
+      expectConvolutionBackward(c, gradOutput.dense(), input.dense(), weight.dense());
+  EXPECT_EQ(compareOutput("gradInput", words.gradInput, expected.gradInput), "");
+  EXPECT_EQ(compareOutput("gradWeight", words.gradWeight, expected.gradWeight), "");
+  for (int threads : {2, 3}) {
+    const GradRun again = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, threads);
+    ASSERT_TRUE(again.outcome.succeeded()) << again.outcome.describe();
+    EXPECT_EQ(again.gradInput.storage(), words.gradInput.storage()) << threads << " threads";
+    EXPECT_EQ(again.gradWeight.storage(), words.gradWeight.storage()) << threads << " threads";
+  }
+}
+
 // One non-zero element among zeros in x (or dy): 2^-130, a bf16 subnormal
 // that the tiles read as zero, must reach the exact path in both passes.
 TEST(Bf16Words, SubnormalOperandsGoToTheExactPath) {

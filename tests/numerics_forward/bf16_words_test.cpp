@@ -111,6 +111,40 @@ TEST(Bf16Words, ForwardMatchesTheOracleAndTheFp32PathBitForBit) {
   }
 }
 
+// Depthwise layers run the plane algorithm (AVX-512) on the words: exact
+// fp32 products, so no value needs another path.
+TEST(Bf16Words, DepthwiseForwardMatchesTheOracleAndTheFp32PathBitForBit) {
+  if (aclcpu::kernels::activeIsa() < Isa::Avx512)
+    GTEST_SKIP() << "the depthwise words path needs AVX-512; this CPU (or ACLNN_CPU_ISA) runs "
+                 << aclcpu::kernels::isaName(aclcpu::kernels::activeIsa());
+  Rng rng(0xD3B16);
+  ForwardCase conv = bf16Case({2, 24, 19, 37}, {24, 1, 3, 3}, {2, 24, 19, 37}, 1, 1, false);
+  conv.groups = 24;
+  ForwardCase strided = bf16Case({3, 16, 20, 21}, {16, 1, 5, 5}, {3, 16, 10, 21}, 1, 2, false);
+  strided.groups = 16;
+  strided.stride = {2, 1};
+  ForwardCase depthwise2d = conv;
+  depthwise2d.op = ForwardOp::Depthwise2d;
+  ForwardCase special = conv;
+  for (ForwardCase c : {conv, strided, depthwise2d}) {
+    for (bool bias : {true, false}) {
+      c.hasBias = bias;
+      const std::string problem =
+          compareWithFp32Path(c, makeForwardTensors(c, rng, false), /*checkOracle=*/true);
+      EXPECT_EQ(problem, "") << c.describe() << (bias ? " with bias" : " without bias");
+    }
+  }
+  // Values the tiles could not take: the plane kernels' products are exact.
+  special.hasBias = false;
+  for (double v : {std::ldexp(1.0, -130), static_cast<double>(INFINITY)}) {
+    Rng again(0x5EED);
+    ForwardTensors t = makeForwardTensors(special, again, false);
+    t.input.set(t.input.count() / 2 + 5, v);
+    EXPECT_EQ(compareWithFp32Path(special, t, /*checkOracle=*/std::isfinite(v)), "")
+        << "input value " << v;
+  }
+}
+
 TEST(Bf16Words, ValuesTheTilesCannotTakeGoToTheExactPath) {
   if (!amxRuns())
     GTEST_SKIP() << "the bf16 words path needs AMX; this CPU (or ACLNN_CPU_ISA) "

@@ -49,6 +49,25 @@ void planeBackwardDataBias(const ConvShape& s, const float* dy, const float* w, 
 void planeBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw, void*) {
   depthwise_plane::backwardWeight(s, x, dy, dw);
 }
+// fp32 products of bf16 values are exact: the words runs take any value.
+bool planeForwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                       uint16_t* y, void*) {
+  depthwise_plane::forwardWords(s, x, w, bias, y);
+  return true;
+}
+bool planeBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
+                            const float* bias, uint16_t* dx, void*) {
+  depthwise_plane::backwardDataWords(s, dy, w, bias, dx);
+  return true;
+}
+bool planeBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
+                              void*) {
+  depthwise_plane::backwardWeightWords(s, x, dy, dw);
+  return true;
+}
+
+// The bf16 words runs (conv_registry.h) take bf16 operand values.
+bool bf16Operands(const ConvShape& s) { return s.operands == OperandValues::BF16; }
 
 template <Channels kind>
 bool blockedForward(const ConvShape& s) {
@@ -135,11 +154,11 @@ constexpr ConvPass kW = ConvPass::BackwardWeight;
 const ConvAlgorithm kAlgorithms[] = {
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
    blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias,
-   blocked::acceptsBf16WordsIo, bf16ForwardWords},
+   bf16Operands, bf16ForwardWords},
   {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
    blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias},
   {"f32_dwconv_fwd_plane_w16_avx512", kF, Isa::Avx512, depthwise_plane::acceptsForward,
-   noScratch, planeForwardRun, planeForwardBias},
+   noScratch, planeForwardRun, planeForwardBias, bf16Operands, planeForwardWords},
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
    blockedForwardBias<Isa::Avx512>},
@@ -158,11 +177,11 @@ const ConvAlgorithm kAlgorithms[] = {
 
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
    blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias,
-   blocked::acceptsBf16WordsIo, bf16BackwardDataWords},
+   bf16Operands, bf16BackwardDataWords},
   {"bf16x2_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<false>,
    blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias},
   {"f32_dwconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, depthwise_plane::acceptsBackwardData,
-   noScratch, planeBackwardDataRun, planeBackwardDataBias},
+   noScratch, planeBackwardDataRun, planeBackwardDataBias, bf16Operands, planeBackwardDataWords},
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>},
@@ -182,11 +201,11 @@ const ConvAlgorithm kAlgorithms[] = {
 
   {"bf16_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<true>,
    blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight, nullptr,
-   blocked::acceptsBf16WordsIo, nullptr, blocked::bf16BackwardWeightWords},
+   bf16Operands, nullptr, blocked::bf16BackwardWeightWords},
   {"bf16x2_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<false>,
    blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight},
   {"f32_dwconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, depthwise_plane::acceptsBackwardWeight,
-   noScratch, planeBackwardWeightRun},
+   noScratch, planeBackwardWeightRun, nullptr, bf16Operands, nullptr, planeBackwardWeightWords},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>},

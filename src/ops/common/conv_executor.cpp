@@ -219,34 +219,38 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
     inPlace.w = readable(problem.w);
     inPlace.dy = readable(problem.dy);
   }
-  ConvWorkspacePlan plan;
-  if (!planConvWorkspace(problem, biasChannels, inPlace, &plan))
-    return fail(kParamInvalid, phase1Api,
-                "workspace: expected a size that fits in 64 bits for this problem");
-  // gradInput rounded to bf16 at most before its cast: the cast to a bf16
-  // gradInput is then the one rounding the words path applies.
+  // The words paths are decided first: they are part of the kernels' job,
+  // and so of the scratch they need. gradInput rounded to bf16 at most
+  // before its cast: the cast to a bf16 gradInput is then the one rounding
+  // its words path applies.
+  ConvBackwardProblem planned = problem;
+  bool gradInputOnWords = false, gradWeightOnWords = false;
+  auto inputView = [&](const TensorRole& role) {
+    return roleView(role, *inputTensors[static_cast<size_t>(role.index)].tensor);
+  };
   const bool roundsToBf16AtMost = problem.gradInputRounding == kernels::Rounding::None ||
                                   problem.gradInputRounding == kernels::Rounding::BF16;
   if (!problem.empty && problem.computeGradInput && roundsToBf16AtMost &&
       problem.gradInputIntermediate == kernels::Rounding::None) {
-    const TensorRole& sourceRole = problem.gradInputIsForward ? problem.x : problem.dy;
-    plan.gradInputOnWords = bf16WordsPlanned(
-        problem.gradInputIsForward, problem.shape,
-        roleView(sourceRole, *inputTensors[static_cast<size_t>(sourceRole.index)].tensor),
-        problem.operandRounding,
+    gradInputOnWords = bf16WordsPlanned(
+        problem.gradInputIsForward, &planned.shape,
+        inputView(problem.gradInputIsForward ? problem.x : problem.dy), problem.operandRounding,
         roleView(problem.gradInput,
                  *outputTensors[static_cast<size_t>(problem.gradInput.index)].tensor));
   }
   if (!problem.empty && problem.computeGradWeight) {
-    auto inputView = [&](const TensorRole& role) {
-      return roleView(role, *inputTensors[static_cast<size_t>(role.index)].tensor);
-    };
-    plan.gradWeightOnWords = kernels::backwardWeightTakesBf16Words(problem.shape) &&
-                             readableAsBf16Words(inputView(problem.x), problem.operandRounding) &&
-                             readableAsBf16Words(inputView(problem.dy), problem.operandRounding);
+    gradWeightOnWords = kernels::backwardWeightTakesBf16Words(planned.shape) &&
+                        readableAsBf16Words(inputView(problem.x), problem.operandRounding) &&
+                        readableAsBf16Words(inputView(problem.dy), problem.operandRounding);
   }
+  ConvWorkspacePlan plan;
+  if (!planConvWorkspace(planned, biasChannels, inPlace, &plan))
+    return fail(kParamInvalid, phase1Api,
+                "workspace: expected a size that fits in 64 bits for this problem");
+  plan.gradInputOnWords = gradInputOnWords;
+  plan.gradWeightOnWords = gradWeightOnWords;
   return bindAndRegister(
-      phase1Api, phase2Api, std::make_unique<ConvBackwardExecutor>(problem, plan), plan.totalBytes,
+      phase1Api, phase2Api, std::make_unique<ConvBackwardExecutor>(planned, plan), plan.totalBytes,
       inputTensors, access.inputs, outputTensors, access.outputs, workspaceSize, executor);
 }
 

@@ -162,22 +162,26 @@ aclnnStatus finishConvForwardPhase1(const char* phase1Api, const char* phase2Api
       computes && readableInPlace(problem.source, problem.operandRounding, inputTensors);
   const bool weightInPlace =
       computes && readableInPlace(problem.weight, problem.operandRounding, inputTensors);
-  ConvForwardPlan plan;
-  if (!planForward(problem, sourceInPlace, weightInPlace, &plan))
-    return fail(kParamInvalid, phase1Api,
-                "workspace: expected a size that fits in 64 bits for this problem");
-  // Results rounded to bf16 at most before their cast: the cast to a bf16
-  // output is then the one rounding the words path applies.
+  // The words path (results rounded to bf16 at most before their cast: the
+  // cast to a bf16 output is then the one rounding it applies) is decided
+  // first: it is part of the kernels' job, and so of the scratch they need.
+  ConvForwardProblem planned = problem;
+  bool words = false;
   if (computes && (problem.resultRounding == kernels::Rounding::None ||
                    problem.resultRounding == kernels::Rounding::BF16)) {
     const kernels::View5 source =
         roleView(problem.source, *inputTensors[static_cast<size_t>(problem.source.index)].tensor);
     const kernels::View5 output =
         roleView(problem.output, *outputTensors[static_cast<size_t>(problem.output.index)].tensor);
-    plan.bf16Words = bf16WordsPlanned(!problem.transposedAsDataGrad, problem.shape, source,
-                                      problem.operandRounding, output);
+    words = bf16WordsPlanned(!problem.transposedAsDataGrad, &planned.shape, source,
+                             problem.operandRounding, output);
   }
-  return bindAndRegister(phase1Api, phase2Api, std::make_unique<ConvForwardExecutor>(problem, plan),
+  ConvForwardPlan plan;
+  if (!planForward(planned, sourceInPlace, weightInPlace, &plan))
+    return fail(kParamInvalid, phase1Api,
+                "workspace: expected a size that fits in 64 bits for this problem");
+  plan.bf16Words = words;
+  return bindAndRegister(phase1Api, phase2Api, std::make_unique<ConvForwardExecutor>(planned, plan),
                          plan.totalBytes, inputTensors, inputsAccessed, outputTensors,
                          outputsAccessed, workspaceSize, executor);
 }

@@ -56,13 +56,16 @@ bool readableAsBf16Words(const kernels::View5& view, kernels::Rounding operandRo
          isDenseOf(view, kernels::ElementType::BF16);
 }
 
-bool bf16WordsPlanned(bool forwardPass, const kernels::ConvShape& shape,
-                      const kernels::View5& source, kernels::Rounding operandRounding,
-                      const kernels::View5& target) {
-  return (forwardPass ? kernels::forwardTakesBf16Words(shape)
-                      : kernels::backwardDataTakesBf16Words(shape)) &&
-         readableAsBf16Words(source, operandRounding) &&
-         isDenseOf(target, kernels::ElementType::BF16);
+bool bf16WordsPlanned(bool forwardPass, kernels::ConvShape* shape, const kernels::View5& source,
+                      kernels::Rounding operandRounding, const kernels::View5& target) {
+  kernels::ConvShape words = *shape;
+  words.bf16Words = true;
+  const bool planned = (forwardPass ? kernels::forwardTakesBf16Words(words)
+                                    : kernels::backwardDataTakesBf16Words(words)) &&
+                       readableAsBf16Words(source, operandRounding) &&
+                       isDenseOf(target, kernels::ElementType::BF16);
+  if (planned) *shape = words;
+  return planned;
 }
 
 bool runOnBf16Words(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,

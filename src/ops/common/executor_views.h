@@ -50,22 +50,22 @@ bool readableInPlace(const TensorRole& role, kernels::Rounding rounding,
 float* directResultTarget(const kernels::View5& target, bool needsRounding, const ByteRange* inputs,
                           size_t inputCount);
 
-// The pass on bf16 words (kernels::*TakesBf16Words): the forward pass
-// (`forwardPass`) or the data-gradient pass of `shape` reading `source` and
-// writing `target` as the caller's bf16 words, the weights as fp32.
-// bf16WordsPlanned (phase 1): the pass has such a run, `source` is dense
-// bf16 and its operand rounding keeps bf16 values as they are, `target` is
-// dense bf16. runOnBf16Words (phase 2, only when planned): false, with
-// nothing written, when `target` shares a byte with an input, and false when
-// the data needs the fp32 pass (the target is then incomplete); `target`'s
-// own rounding before the cast to bf16 must be none or bf16.
 // True when `view` can be read as bf16 words: dense bf16, and its operand
 // rounding keeps bf16 values as they are.
 bool readableAsBf16Words(const kernels::View5& view, kernels::Rounding operandRounding);
 
-bool bf16WordsPlanned(bool forwardPass, const kernels::ConvShape& shape,
-                      const kernels::View5& source, kernels::Rounding operandRounding,
-                      const kernels::View5& target);
+// The pass on bf16 words (kernels::*TakesBf16Words): the forward pass
+// (`forwardPass`) or the data-gradient pass of `shape` reading `source` and
+// writing `target` as the caller's bf16 words, the weights as fp32.
+// bf16WordsPlanned (phase 1): true, with shape->bf16Words set, when the pass
+// has such a run for the shape, `source` is readableAsBf16Words and
+// `target` is dense bf16; else false and `shape` unchanged. runOnBf16Words
+// (phase 2, only when planned): false, with nothing written, when `target`
+// shares a byte with an input, and false when the data needs the fp32 pass
+// (the target is then incomplete); `target`'s own rounding before the cast
+// to bf16 must be none or bf16.
+bool bf16WordsPlanned(bool forwardPass, kernels::ConvShape* shape, const kernels::View5& source,
+                      kernels::Rounding operandRounding, const kernels::View5& target);
 bool runOnBf16Words(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
                     const float* weight, const kernels::View5& target, const ByteRange* inputs,
                     size_t inputCount, const float* bias, void* scratch);

@@ -76,10 +76,12 @@ void doubleTaps(RowPassPlan* p, TapTable* table) {
 
 bool planWords(const ConvShape& s, RowPassKind pass, WordPlan* wp, TapTable* table = nullptr) {
   if (s.operands == OperandValues::F32 || s.groups != 1) return false;
-  // A pointwise convolution is a GEMM on the caller's memory; staging and
-  // converting it again costs more than the tiles save (measured: 1x1
-  // 256->64 56x56 forward 13.5 ms on the tiles, 9.0 ms as an fp32 GEMM).
-  if (conv_detail::describe(s).columnsAreInput) return false;
+  // A pointwise convolution is a GEMM on the caller's memory; staging fp32
+  // copies and converting them again costs more than the tiles save, unless
+  // the pass reads and writes bf16 words (measured, 1x1 256->64 56x56
+  // forward, 1 thread: fp16 17-20 ms on the tiles, 12.5-15 ms as an fp32
+  // GEMM; bf16 words 5.5-8.7 ms).
+  if (conv_detail::describe(s).columnsAreInput && !s.bf16Words) return false;
   // The weight packer gathers 32 reduction channels with int32 offsets.
   const int64_t taps = s.kernel[0] * s.kernel[1] * s.kernel[2];
   int64_t span = 0;
@@ -317,8 +319,6 @@ uint64_t bf16ForwardScratchBytes(const ConvShape& shape) {
 uint64_t bf16BackwardDataScratchBytes(const ConvShape& shape) {
   return scratchBytes(shape, RowPassKind::BackwardData);
 }
-
-bool acceptsBf16WordsIo(const ConvShape& shape) { return shape.operands == OperandValues::BF16; }
 
 void bf16Forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
                  const float* bias) {

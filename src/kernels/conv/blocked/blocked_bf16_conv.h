@@ -41,7 +41,6 @@ void bf16BackwardWeight(const ConvShape& shape, const float* x, const float* dy,
 // the same bits as the fp32 pass followed by that rounding. False when a
 // value is bf16Unsafe: the output is then incomplete, and the caller runs
 // the fp32 pass instead. Scratch as for the fp32 passes.
-bool acceptsBf16WordsIo(const ConvShape& shape);
 bool bf16ForwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
                       void* scratch, const float* bias);
 bool bf16BackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,

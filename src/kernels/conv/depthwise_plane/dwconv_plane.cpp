@@ -68,7 +68,24 @@ bool acceptsForward(const ConvShape& s) { return planeShape(s); }
 bool acceptsBackwardData(const ConvShape& s) { return planeShape(s) && s.stride[1] == 1; }
 bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s); }
 
-void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
+namespace {
+
+// The source and destination of a correlation job: fp32, or bf16 words.
+void setSource(PlaneCorrelation* j, const float* p) { j->src = p; }
+void setSource(PlaneCorrelation* j, const uint16_t* p) { j->srcWords = p; }
+void setDestination(PlaneCorrelation* j, float* p) { j->dst = p; }
+void setDestination(PlaneCorrelation* j, uint16_t* p) { j->dstWords = p; }
+void setOperands(PlaneWeightGrad* j, const float* x, const float* dy) {
+  j->x = x;
+  j->dy = dy;
+}
+void setOperands(PlaneWeightGrad* j, const uint16_t* x, const uint16_t* dy) {
+  j->xWords = x;
+  j->dyWords = dy;
+}
+
+template <typename Src, typename Dst>
+void runForward(const ConvShape& s, const Src* x, const float* w, const float* bias, Dst* y) {
   const int64_t C = s.inChannels, taps = tapsOf(s);
   const PlaneGeometry g = forwardGeometry(s);
   parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
@@ -76,8 +93,8 @@ void forward(const ConvShape& s, const float* x, const float* w, const float* bi
       const int64_t c = plane % C;
       PlaneCorrelation j;
       j.g = g;
-      j.src = x + plane * g.srcH * g.srcW;
-      j.dst = y + plane * g.dstH * g.dstW;
+      setSource(&j, x + plane * g.srcH * g.srcW);
+      setDestination(&j, y + plane * g.dstH * g.dstW);
       j.taps = w + c * taps;
       j.hasBias = bias != nullptr;
       j.bias = bias ? bias[c] : 0.0f;
@@ -86,8 +103,9 @@ void forward(const ConvShape& s, const float* x, const float* w, const float* bi
   });
 }
 
-void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias,
-                  float* dx) {
+template <typename Src, typename Dst>
+void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const float* bias,
+                     Dst* dx) {
   const int64_t C = s.inChannels, taps = tapsOf(s);
   const PlaneGeometry g = dataGradientGeometry(s);
   parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
@@ -101,8 +119,8 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, const flo
       }
       PlaneCorrelation j;
       j.g = g;
-      j.src = dy + plane * g.srcH * g.srcW;
-      j.dst = dx + plane * g.dstH * g.dstW;
+      setSource(&j, dy + plane * g.srcH * g.srcW);
+      setDestination(&j, dx + plane * g.dstH * g.dstW);
       j.taps = flipped;
       j.hasBias = bias != nullptr;
       j.bias = bias ? bias[c] : 0.0f;
@@ -111,7 +129,8 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, const flo
   });
 }
 
-void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw) {
+template <typename Src>
+void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* dw) {
   // Each channel sums its images' planes in image order, whatever thread
   // takes it, so the sums never depend on the thread count. A thread runs
   // its channels in runs of kRunChannels with the image loop outside: the
@@ -130,8 +149,7 @@ void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* 
           const int64_t plane = n * C + c0 + k;
           PlaneWeightGrad j;
           j.g = g;
-          j.x = x + plane * g.srcH * g.srcW;
-          j.dy = dy + plane * g.dstH * g.dstW;
+          setOperands(&j, x + plane * g.srcH * g.srcW, dy + plane * g.dstH * g.dstW);
           j.acc = acc + k * taps * kLanes;
           f32_dwconv_plane_weight_avx512(j);
         }
@@ -145,6 +163,30 @@ void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* 
       }
     }
   });
+}
+
+}  // namespace
+
+void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y) {
+  runForward(s, x, w, bias, y);
+}
+void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias,
+                  float* dx) {
+  runBackwardData(s, dy, w, bias, dx);
+}
+void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw) {
+  runBackwardWeight(s, x, dy, dw);
+}
+void forwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                  uint16_t* y) {
+  runForward(s, x, w, bias, y);
+}
+void backwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w, const float* bias,
+                       uint16_t* dx) {
+  runBackwardData(s, dy, w, bias, dx);
+}
+void backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw) {
+  runBackwardWeight(s, x, dy, dw);
 }
 
 }  // namespace depthwise_plane

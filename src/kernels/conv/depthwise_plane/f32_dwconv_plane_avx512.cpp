@@ -4,11 +4,19 @@
 // library templates: anything instantiated here is compiled with AVX-512 and
 // could be picked by the linker for generic callers.
 
+// GCC 12 reports its own undefined vectors inside the masked intrinsics as
+// uninitialised; the lanes they leave undefined are always masked off.
+#if !defined(__clang__)  // a GCC-only warning group
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 #include <immintrin.h>
 
 #include <cstring>
 
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
+#include "kernels/simd/bf16_round_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -24,9 +32,22 @@ int64_t bandRows(int64_t rowFloats, int64_t rowStride, int64_t kh, int64_t dilH,
   return rows < dstH ? rows : dstH;
 }
 
+// Copies n source values into fp32: a copy, or bf16 words widened.
+void copyRun(const float* src, int64_t n, float* dst) {
+  std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+}
+void copyRun(const uint16_t* src, int64_t n, float* dst) {
+  for (int64_t i = 0; i < n; i += kLanes) {
+    const __mmask16 m = tailMask(n - i);
+    const __m512i words = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, src + i));
+    _mm512_mask_storeu_ps(dst + i, m, _mm512_castsi512_ps(_mm512_slli_epi32(words, 16)));
+  }
+}
+
 // Buffer row b of a band starting at output row r0 holds src row
 // r0 * rowStride + b - padH; buffer column m holds src column m - padW.
-void fillBand(const float* src, int64_t srcH, int64_t srcW, int64_t firstRow, int64_t rows,
+template <typename Src>
+void fillBand(const Src* src, int64_t srcH, int64_t srcW, int64_t firstRow, int64_t rows,
               int64_t padW, int64_t rowFloats, float* buf) {
   int64_t lo = padW > 0 ? padW : 0;
   int64_t hi = srcW + padW < rowFloats ? srcW + padW : rowFloats;
@@ -39,14 +60,24 @@ void fillBand(const float* src, int64_t srcH, int64_t srcW, int64_t firstRow, in
       continue;
     }
     std::memset(row, 0, static_cast<size_t>(lo) * sizeof(float));
-    std::memcpy(row + lo, src + sr * srcW + (lo - padW),
-                static_cast<size_t>(hi - lo) * sizeof(float));
+    copyRun(src + sr * srcW + (lo - padW), hi - lo, row + lo);
     std::memset(row + hi, 0, static_cast<size_t>(rowFloats - hi) * sizeof(float));
   }
 }
 
-template <int NV>
-void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation& j, float* out,
+// Stores the lanes of `m`: fp32, or rounded to bf16 words.
+void storeLanes(float* out, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(out, m, v); }
+void storeLanes(uint16_t* out, __mmask16 m, __m512 v) { simd::storeBf16(out, m, v); }
+
+// 16 dy values (lanes off `m` 0): fp32, or bf16 words widened.
+__m512 loadLanes(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+__m512 loadLanes(const uint16_t* p, __mmask16 m) {
+  const __m512i words = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(words, 16));
+}
+
+template <int NV, typename Dst>
+void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation& j, Dst* out,
                     int64_t remaining) {
   __m512 acc[NV];
 #pragma GCC unroll 4
@@ -65,14 +96,14 @@ void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
     const __m512 r = j.hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
-    _mm512_mask_storeu_ps(out + v * kLanes, tailMask(remaining - v * kLanes), r);
+    storeLanes(out + v * kLanes, tailMask(remaining - v * kLanes), r);
   }
 }
 
 // Runs body(buf, r0, rows) for each band of output rows [r0, r0 + rows),
 // with the src rows the band reads copied, zero-padded, into buf.
-template <typename Body>
-void forEachBand(const PlaneGeometry& g, const float* src, int64_t rowFloats, Body& body) {
+template <typename Src, typename Body>
+void forEachBand(const PlaneGeometry& g, const Src* src, int64_t rowFloats, Body& body) {
   alignas(64) float buf[kBandFloats];
   const int64_t band = bandRows(rowFloats, g.rowStride, g.kh, g.dilH, g.dstH);
   for (int64_t r0 = 0; r0 < g.dstH; r0 += band) {
@@ -83,15 +114,14 @@ void forEachBand(const PlaneGeometry& g, const float* src, int64_t rowFloats, Bo
   }
 }
 
-}  // namespace
-
-void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
+template <typename Src, typename Dst>
+void correlate(const PlaneCorrelation& j, const Src* src, Dst* dst) {
   const PlaneGeometry& g = j.g;
   const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
   auto rowsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
     for (int64_t r = 0; r < rows; ++r) {
       const float* base = buf + r * g.rowStride * rowFloats;
-      float* out = j.dst + (r0 + r) * g.dstW;
+      Dst* out = dst + (r0 + r) * g.dstW;
       for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
         const int64_t left = g.dstW - c0;
         const int64_t nv = left >= 4 * kLanes ? 4 : (left + kLanes - 1) / kLanes;
@@ -112,10 +142,11 @@ void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
       }
     }
   };
-  forEachBand(g, j.src, rowFloats, rowsOfBand);
+  forEachBand(g, src, rowFloats, rowsOfBand);
 }
 
-void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
+template <typename Src>
+void weightGrad(const PlaneWeightGrad& j, const Src* x, const Src* dy) {
   const PlaneGeometry& g = j.g;
   const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
   auto tapsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
@@ -127,7 +158,7 @@ void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
                        _mm512_setzero_ps()};
         for (int64_t r = 0; r < rows; ++r) {
           const float* xp = buf + (r * g.rowStride + i * g.dilH) * rowFloats + k * g.dilW;
-          const float* dp = j.dy + (r0 + r) * g.dstW;
+          const Src* dp = dy + (r0 + r) * g.dstW;
           for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
 #pragma GCC unroll 4
             for (int v = 0; v < 4; ++v) {
@@ -135,7 +166,7 @@ void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
               if (c >= g.dstW) break;
               // Lanes past the row stay out of the sum (x there may be inf).
               const __mmask16 m = tailMask(g.dstW - c);
-              const __m512 d = _mm512_maskz_loadu_ps(m, dp + c);
+              const __m512 d = loadLanes(dp + c, m);
               a[v] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xp + c), d, a[v], m);
             }
           }
@@ -146,7 +177,23 @@ void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
       }
     }
   };
-  forEachBand(g, j.x, rowFloats, tapsOfBand);
+  forEachBand(g, x, rowFloats, tapsOfBand);
+}
+
+}  // namespace
+
+void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
+  if (j.srcWords)
+    correlate(j, j.srcWords, j.dstWords);
+  else
+    correlate(j, j.src, j.dst);
+}
+
+void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
+  if (j.xWords)
+    weightGrad(j, j.xWords, j.dyWords);
+  else
+    weightGrad(j, j.x, j.dy);
 }
 
 }  // namespace depthwise_plane
