@@ -15,9 +15,10 @@ OurKernels ourKernels(const ProblemSpec& spec, aclcpu::kernels::OperandValues op
              padding = spec.paddingArray();
   aclcpu::kernels::ConvShape shape;
   shape.operands = operands;
-  // bf16 operands are the bf16 rows, whose tensors are dense: the operators
-  // plan the bf16 words paths for them.
-  shape.bf16Words = operands == aclcpu::kernels::OperandValues::BF16;
+  // bf16 and fp16 operands are the bf16 and fp16 rows, whose tensors are
+  // dense: the operators plan the words paths for them.
+  if (operands == aclcpu::kernels::OperandValues::BF16) shape.io = aclcpu::kernels::ElementType::BF16;
+  if (operands == aclcpu::kernels::OperandValues::F16) shape.io = aclcpu::kernels::ElementType::F16;
   shape.batch = x[0];
   shape.inChannels = x[1];
   shape.outChannels = w[0];

@@ -68,11 +68,12 @@ struct ConvShape {
   int64_t padBefore[3] = {0, 0, 0};
   // Not geometry, but part of the job: which algorithms may take it.
   OperandValues operands = OperandValues::F32;
-  // The forward or data-gradient pass reads its input and writes its output
-  // as the caller's dense bf16 tensors (conv_passes.h, *Bf16Words): an
-  // algorithm that stages its operands anyway may then take shapes it
+  // F32: the passes get fp32 buffers. BF16 or F16: the job's tensors are
+  // the caller's dense tensors of that 16-bit type, which the passes the
+  // caller runs on words (conv_passes.h, *Words) read and write as they are.
+  // An algorithm that stages its operands anyway may then take shapes it
   // leaves to algorithms on fp32 memory otherwise (pointwise layers).
-  bool bf16Words = false;
+  ElementType io = ElementType::F32;
 };
 
 }  // namespace kernels

@@ -32,9 +32,12 @@ ConvShape normalShape(const ProblemSpec& spec, const RunOptions& options) {
   const std::vector<int64_t> y = spec.transposed ? spec.inputShape() : spec.gradOutputShape();
   ConvShape s;
   s.operands = operandValues(options);
-  // bf16 operand values come from bf16 tensors only, and the tool's tensors
-  // are dense: the operators plan the bf16 words paths for them.
-  s.bf16Words = s.operands == aclcpu::kernels::OperandValues::BF16;
+  // The tool's tensors are dense: the operators plan the words paths when
+  // the operand values are the tensors' own 16-bit values.
+  if (options.dtype == ACL_BF16 && s.operands == aclcpu::kernels::OperandValues::BF16)
+    s.io = aclcpu::kernels::ElementType::BF16;
+  if (options.dtype == ACL_FLOAT16 && s.operands == aclcpu::kernels::OperandValues::F16)
+    s.io = aclcpu::kernels::ElementType::F16;
   s.batch = x[0];
   s.inChannels = x[1];
   s.outChannels = y[1];

@@ -112,7 +112,7 @@ void runPass(ConvPass pass, const ConvShape& s, const float* a, const float* b, 
 }
 
 bool takesWords(ConvPass pass, const ConvShape& s) {
-  if (workOf(pass, s) != Work::Compute) return false;
+  if (s.io == ElementType::F32 || workOf(pass, s) != Work::Compute) return false;
   const ConvAlgorithm& a = selectConvAlgorithm(pass, s, activeIsa());
   const bool hasRun =
       pass == ConvPass::BackwardWeight ? a.runWeightWords != nullptr : a.runWords != nullptr;
@@ -127,24 +127,23 @@ bool runWordsPass(ConvPass pass, const ConvShape& s, const uint16_t* a, const fl
 
 }  // namespace
 
-bool forwardTakesBf16Words(const ConvShape& shape) { return takesWords(ConvPass::Forward, shape); }
-bool backwardDataTakesBf16Words(const ConvShape& shape) {
+bool forwardTakesWords(const ConvShape& shape) { return takesWords(ConvPass::Forward, shape); }
+bool backwardDataTakesWords(const ConvShape& shape) {
   return takesWords(ConvPass::BackwardData, shape);
 }
-bool convForwardBf16Words(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
-                          void* scratch, const float* bias) {
-  return runWordsPass(ConvPass::Forward, shape, x, w, y, scratch, bias);
-}
-bool convBackwardDataBf16Words(const ConvShape& shape, const uint16_t* dy, const float* w,
-                               uint16_t* dx, void* scratch, const float* bias) {
-  return runWordsPass(ConvPass::BackwardData, shape, dy, w, dx, scratch, bias);
-}
-
-bool backwardWeightTakesBf16Words(const ConvShape& shape) {
+bool backwardWeightTakesWords(const ConvShape& shape) {
   return takesWords(ConvPass::BackwardWeight, shape);
 }
-bool convBackwardWeightBf16Words(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
-                                 float* dw, void* scratch) {
+bool convForwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+                      void* scratch, const float* bias) {
+  return runWordsPass(ConvPass::Forward, shape, x, w, y, scratch, bias);
+}
+bool convBackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
+                           void* scratch, const float* bias) {
+  return runWordsPass(ConvPass::BackwardData, shape, dy, w, dx, scratch, bias);
+}
+bool convBackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
+                             float* dw, void* scratch) {
   if (!takesWords(ConvPass::BackwardWeight, shape)) return false;
   return selectConvAlgorithm(ConvPass::BackwardWeight, shape, activeIsa())
       .runWeightWords(shape, x, dy, dw, scratch);

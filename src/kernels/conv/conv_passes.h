@@ -41,24 +41,25 @@ void convForward(const ConvShape& shape, const float* x, const float* w, float* 
 void convBackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
                       void* scratch, const float* bias = nullptr);
 
-// The forward and data-gradient passes with their input (x, dy) and output
-// (y, dx) as the caller's dense bf16 tensors [N, C, D, H, W], for bf16
-// operand values: each result (+ bias) rounded to bf16 once, nearest even,
-// with no fp32 copy of either tensor. The same bits as the fp32 pass
-// followed by that rounding. Only for shapes *TakesBf16Words accepts (the
-// pass's algorithm has such a run); false when the data needs the fp32 pass
-// instead (the output is then incomplete). Scratch as for the fp32 pass.
-bool forwardTakesBf16Words(const ConvShape& shape);
-bool backwardDataTakesBf16Words(const ConvShape& shape);
-bool convForwardBf16Words(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
-                          void* scratch, const float* bias = nullptr);
-bool convBackwardDataBf16Words(const ConvShape& shape, const uint16_t* dy, const float* w,
-                               uint16_t* dx, void* scratch, const float* bias = nullptr);
-// The weight gradient with x and dy as the caller's dense bf16 tensors (dw
-// in fp32 as convBackwardWeight writes it); the same conditions.
-bool backwardWeightTakesBf16Words(const ConvShape& shape);
-bool convBackwardWeightBf16Words(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
-                                 float* dw, void* scratch);
+// The passes on the caller's dense 16-bit tensors [N, C, D, H, W] of type
+// shape.io (BF16 or F16), for operand values of that type: the forward and
+// data-gradient passes read their input (x, dy) and write their output (y,
+// dx) as words, each result (+ bias) rounded to shape.io once, nearest even;
+// the weight gradient reads x and dy as words and writes dw in fp32. No
+// fp32 copy of the words is made, and the bits are those of the fp32 pass on
+// the same values followed by that rounding. Only for shapes *TakesWords
+// accepts (the pass's algorithm has such a run); false when the data needs
+// the fp32 pass instead (the output is then incomplete). Scratch as for the
+// fp32 pass.
+bool forwardTakesWords(const ConvShape& shape);
+bool backwardDataTakesWords(const ConvShape& shape);
+bool backwardWeightTakesWords(const ConvShape& shape);
+bool convForwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+                      void* scratch, const float* bias = nullptr);
+bool convBackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
+                           void* scratch, const float* bias = nullptr);
+bool convBackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
+                             float* dw, void* scratch);
 
 // dw[co, ci, k] = sum over n, o of x[n, g*Cin/G + ci, o*stride - pad + k*dil] * dy[n, co, o]
 void convBackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,

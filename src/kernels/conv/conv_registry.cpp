@@ -66,8 +66,11 @@ bool planeBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint1
   return true;
 }
 
-// The bf16 words runs (conv_registry.h) take bf16 operand values.
-bool bf16Operands(const ConvShape& s) { return s.operands == OperandValues::BF16; }
+// The words runs (conv_registry.h): the words are the operand values.
+bool wordsAreOperands(const ConvShape& s) {
+  return (s.io == ElementType::BF16 && s.operands == OperandValues::BF16) ||
+         (s.io == ElementType::F16 && s.operands == OperandValues::F16);
+}
 
 template <Channels kind>
 bool blockedForward(const ConvShape& s) {
@@ -154,11 +157,12 @@ constexpr ConvPass kW = ConvPass::BackwardWeight;
 const ConvAlgorithm kAlgorithms[] = {
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
    blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias,
-   bf16Operands, bf16ForwardWords},
+   wordsAreOperands, bf16ForwardWords},
   {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
-   blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias},
+   blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias,
+   wordsAreOperands, bf16ForwardWords},
   {"f32_dwconv_fwd_plane_w16_avx512", kF, Isa::Avx512, depthwise_plane::acceptsForward,
-   noScratch, planeForwardRun, planeForwardBias, bf16Operands, planeForwardWords},
+   noScratch, planeForwardRun, planeForwardBias, wordsAreOperands, planeForwardWords},
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
    blockedForwardBias<Isa::Avx512>},
@@ -177,11 +181,12 @@ const ConvAlgorithm kAlgorithms[] = {
 
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
    blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias,
-   bf16Operands, bf16BackwardDataWords},
+   wordsAreOperands, bf16BackwardDataWords},
   {"bf16x2_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<false>,
-   blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias},
+   blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias,
+   wordsAreOperands, bf16BackwardDataWords},
   {"f32_dwconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, depthwise_plane::acceptsBackwardData,
-   noScratch, planeBackwardDataRun, planeBackwardDataBias, bf16Operands, planeBackwardDataWords},
+   noScratch, planeBackwardDataRun, planeBackwardDataBias, wordsAreOperands, planeBackwardDataWords},
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>},
@@ -201,11 +206,12 @@ const ConvAlgorithm kAlgorithms[] = {
 
   {"bf16_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<true>,
    blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight, nullptr,
-   bf16Operands, nullptr, blocked::bf16BackwardWeightWords},
+   wordsAreOperands, nullptr, blocked::bf16BackwardWeightWords},
   {"bf16x2_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<false>,
-   blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight},
+   blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight, nullptr,
+   wordsAreOperands, nullptr, blocked::bf16BackwardWeightWords},
   {"f32_dwconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, depthwise_plane::acceptsBackwardWeight,
-   noScratch, planeBackwardWeightRun, nullptr, bf16Operands, nullptr, planeBackwardWeightWords},
+   noScratch, planeBackwardWeightRun, nullptr, wordsAreOperands, nullptr, planeBackwardWeightWords},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>},

@@ -27,15 +27,15 @@ struct ConvAlgorithm {
   // store step.
   void (*runWithBias)(const ConvShape& shape, const float* a, const float* b, const float* bias,
                       float* out, void* scratch) = nullptr;
-  // Optional: the same pass on the caller's dense bf16 tensors, for the
-  // shapes `acceptsWords` takes; false when the data needs the fp32 run
-  // instead (the output is then incomplete). Forward and backward data:
-  // `a` and `out` as bf16 words, each result (+ bias, may be null) rounded to
-  // bf16 once.
+  // Optional: the same pass on the caller's dense 16-bit tensors of type
+  // shape.io (conv_passes.h, *Words), for the shapes `acceptsWords` takes;
+  // false when the data needs the fp32 run instead (the output is then
+  // incomplete). Forward and backward data: `a` and `out` as words, each
+  // result (+ bias, may be null) rounded to shape.io once.
   bool (*acceptsWords)(const ConvShape& shape) = nullptr;
   bool (*runWords)(const ConvShape& shape, const uint16_t* a, const float* b, const float* bias,
                    uint16_t* out, void* scratch) = nullptr;
-  // BackwardWeight's form: x and dy as bf16 words, dw in fp32.
+  // BackwardWeight's form: x and dy as words, dw in fp32.
   bool (*runWeightWords)(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
                          void* scratch) = nullptr;
 };

@@ -20,7 +20,7 @@
 #include <cstdint>
 
 #include "kernels/convert/convert_runs.h"
-#include "kernels/simd/bf16_round_avx512.h"
+#include "kernels/simd/half_words_avx512.h"
 
 namespace aclcpu {
 namespace kernels {

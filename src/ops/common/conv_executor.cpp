@@ -93,8 +93,8 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
     bool gradInputDone = false;
     if (p.computeGradInput && plan_.gradInputOnWords)
       gradInputDone =
-          runOnBf16Words(p.gradInputIsForward, p.shape, view(p.gradInputIsForward ? p.x : p.dy), w,
-                         view(p.gradInput), inputRanges, 3, nullptr, scratch);
+          runOnWords(p.gradInputIsForward, p.shape, view(p.gradInputIsForward ? p.x : p.dy), w,
+                     view(p.gradInput), inputRanges, 3, nullptr, scratch);
     if (p.computeGradInput && !gradInputDone) {
       gradInputTarget = view(p.gradInput);
       float* direct =
@@ -116,7 +116,7 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
         return static_cast<const uint16_t*>(view(role).data);
       };
       if (!plan_.gradWeightOnWords ||
-          !kernels::convBackwardWeightBf16Words(p.shape, words(p.x), words(p.dy), result, scratch))
+          !kernels::convBackwardWeightWords(p.shape, words(p.x), words(p.dy), result, scratch))
         kernels::convBackwardWeight(p.shape, stagedX(), stagedDy(), result, scratch);
       if (!direct) gradWeightResult = result;
     }
@@ -220,28 +220,31 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
     inPlace.dy = readable(problem.dy);
   }
   // The words paths are decided first: they are part of the kernels' job,
-  // and so of the scratch they need. gradInput rounded to bf16 at most
-  // before its cast: the cast to a bf16 gradInput is then the one rounding
-  // its words path applies.
+  // and so of the scratch they need. gradWeight's words must be of the type
+  // gradInput's chose, if it chose one.
   ConvBackwardProblem planned = problem;
   bool gradInputOnWords = false, gradWeightOnWords = false;
   auto inputView = [&](const TensorRole& role) {
     return roleView(role, *inputTensors[static_cast<size_t>(role.index)].tensor);
   };
-  const bool roundsToBf16AtMost = problem.gradInputRounding == kernels::Rounding::None ||
-                                  problem.gradInputRounding == kernels::Rounding::BF16;
-  if (!problem.empty && problem.computeGradInput && roundsToBf16AtMost &&
+  if (!problem.empty && problem.computeGradInput &&
       problem.gradInputIntermediate == kernels::Rounding::None) {
-    gradInputOnWords = bf16WordsPlanned(
+    gradInputOnWords = wordsPlanned(
         problem.gradInputIsForward, &planned.shape,
         inputView(problem.gradInputIsForward ? problem.x : problem.dy), problem.operandRounding,
         roleView(problem.gradInput,
-                 *outputTensors[static_cast<size_t>(problem.gradInput.index)].tensor));
+                 *outputTensors[static_cast<size_t>(problem.gradInput.index)].tensor),
+        problem.gradInputRounding);
   }
   if (!problem.empty && problem.computeGradWeight) {
-    gradWeightOnWords = kernels::backwardWeightTakesBf16Words(planned.shape) &&
-                        readableAsBf16Words(inputView(problem.x), problem.operandRounding) &&
-                        readableAsBf16Words(inputView(problem.dy), problem.operandRounding);
+    const kernels::View5 x = inputView(problem.x), dy = inputView(problem.dy);
+    kernels::ConvShape words = planned.shape;
+    words.io = x.type;
+    gradWeightOnWords = (!gradInputOnWords || words.io == planned.shape.io) &&
+                        readableAsWords(x, words.io, problem.operandRounding) &&
+                        readableAsWords(dy, words.io, problem.operandRounding) &&
+                        kernels::backwardWeightTakesWords(words);
+    if (gradWeightOnWords) planned.shape = words;
   }
   ConvWorkspacePlan plan;
   if (!planConvWorkspace(planned, biasChannels, inPlace, &plan))

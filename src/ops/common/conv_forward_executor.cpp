@@ -108,9 +108,8 @@ aclnnStatus ConvForwardExecutor::run(const Bindings& inputs, const Bindings& out
       const float* weight =
           stageOperand(view(p.weight), plan_.weightInPlace, p.operandRounding, ws, plan_.weight);
       void* scratch = workspaceAt<char>(ws, plan_.scratch);
-      if (plan_.bf16Words &&
-          runOnBf16Words(!p.transposedAsDataGrad, p.shape, view(p.source), weight, target,
-                         inputRanges, inputCount, channelBias, scratch))
+      if (plan_.onWords && runOnWords(!p.transposedAsDataGrad, p.shape, view(p.source), weight,
+                                      target, inputRanges, inputCount, channelBias, scratch))
         return kSuccess;
       const float* source =
           stageOperand(view(p.source), plan_.sourceInPlace, p.operandRounding, ws, plan_.source);
@@ -162,25 +161,23 @@ aclnnStatus finishConvForwardPhase1(const char* phase1Api, const char* phase2Api
       computes && readableInPlace(problem.source, problem.operandRounding, inputTensors);
   const bool weightInPlace =
       computes && readableInPlace(problem.weight, problem.operandRounding, inputTensors);
-  // The words path (results rounded to bf16 at most before their cast: the
-  // cast to a bf16 output is then the one rounding it applies) is decided
-  // first: it is part of the kernels' job, and so of the scratch they need.
+  // The words path is decided first: it is part of the kernels' job, and so
+  // of the scratch they need.
   ConvForwardProblem planned = problem;
   bool words = false;
-  if (computes && (problem.resultRounding == kernels::Rounding::None ||
-                   problem.resultRounding == kernels::Rounding::BF16)) {
+  if (computes) {
     const kernels::View5 source =
         roleView(problem.source, *inputTensors[static_cast<size_t>(problem.source.index)].tensor);
     const kernels::View5 output =
         roleView(problem.output, *outputTensors[static_cast<size_t>(problem.output.index)].tensor);
-    words = bf16WordsPlanned(!problem.transposedAsDataGrad, &planned.shape, source,
-                             problem.operandRounding, output);
+    words = wordsPlanned(!problem.transposedAsDataGrad, &planned.shape, source,
+                         problem.operandRounding, output, problem.resultRounding);
   }
   ConvForwardPlan plan;
   if (!planForward(planned, sourceInPlace, weightInPlace, &plan))
     return fail(kParamInvalid, phase1Api,
                 "workspace: expected a size that fits in 64 bits for this problem");
-  plan.bf16Words = words;
+  plan.onWords = words;
   return bindAndRegister(phase1Api, phase2Api, std::make_unique<ConvForwardExecutor>(planned, plan),
                          plan.totalBytes, inputTensors, inputsAccessed, outputTensors,
                          outputsAccessed, workspaceSize, executor);

@@ -22,9 +22,10 @@ struct ConvForwardPlan {
   uint64_t scratch = UINT64_MAX;
   bool sourceInPlace = false;
   bool weightInPlace = false;
-  // The pass reads the source and writes the output as bf16 words when the
-  // output does not overlap an input (else the fp32 regions above are used).
-  bool bf16Words = false;
+  // The pass reads the source and writes the output as 16-bit words (of
+  // type problem.shape.io) when the output does not overlap an input (else
+  // the fp32 regions above are used).
+  bool onWords = false;
   uint64_t totalBytes = 0;
 };
 

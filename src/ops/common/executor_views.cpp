@@ -50,34 +50,49 @@ float* directResultTarget(const kernels::View5& target, bool needsRounding, cons
   return static_cast<float*>(target.data);
 }
 
-bool readableAsBf16Words(const kernels::View5& view, kernels::Rounding operandRounding) {
-  return (operandRounding == kernels::Rounding::None ||
-          operandRounding == kernels::Rounding::BF16) &&
-         isDenseOf(view, kernels::ElementType::BF16);
+namespace {
+
+// The rounding to a 16-bit type, and whether `r` leaves its values alone.
+kernels::Rounding roundingTo(kernels::ElementType io) {
+  return io == kernels::ElementType::F16 ? kernels::Rounding::F16 : kernels::Rounding::BF16;
+}
+bool keepsValuesOf(kernels::Rounding r, kernels::ElementType io) {
+  return r == kernels::Rounding::None || r == roundingTo(io);
+}
+bool isHalfWords(kernels::ElementType t) {
+  return t == kernels::ElementType::BF16 || t == kernels::ElementType::F16;
 }
 
-bool bf16WordsPlanned(bool forwardPass, kernels::ConvShape* shape, const kernels::View5& source,
-                      kernels::Rounding operandRounding, const kernels::View5& target) {
+}  // namespace
+
+bool readableAsWords(const kernels::View5& view, kernels::ElementType io,
+                     kernels::Rounding operandRounding) {
+  return isHalfWords(io) && keepsValuesOf(operandRounding, io) && isDenseOf(view, io);
+}
+
+bool wordsPlanned(bool forwardPass, kernels::ConvShape* shape, const kernels::View5& source,
+                  kernels::Rounding operandRounding, const kernels::View5& target,
+                  kernels::Rounding resultRounding) {
   kernels::ConvShape words = *shape;
-  words.bf16Words = true;
-  const bool planned = (forwardPass ? kernels::forwardTakesBf16Words(words)
-                                    : kernels::backwardDataTakesBf16Words(words)) &&
-                       readableAsBf16Words(source, operandRounding) &&
-                       isDenseOf(target, kernels::ElementType::BF16);
+  words.io = source.type;
+  const bool planned =
+      readableAsWords(source, words.io, operandRounding) && isDenseOf(target, words.io) &&
+      keepsValuesOf(resultRounding, words.io) &&
+      (forwardPass ? kernels::forwardTakesWords(words) : kernels::backwardDataTakesWords(words));
   if (planned) *shape = words;
   return planned;
 }
 
-bool runOnBf16Words(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
-                    const float* weight, const kernels::View5& target, const ByteRange* inputs,
-                    size_t inputCount, const float* bias, void* scratch) {
+bool runOnWords(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
+                const float* weight, const kernels::View5& target, const ByteRange* inputs,
+                size_t inputCount, const float* bias, void* scratch) {
   const ByteRange range = byteRange(target);
   for (size_t i = 0; i < inputCount; ++i)
     if (overlaps(range, inputs[i])) return false;
   const auto* in = static_cast<const uint16_t*>(source.data);
   auto* out = static_cast<uint16_t*>(target.data);
-  return forwardPass ? kernels::convForwardBf16Words(shape, in, weight, out, scratch, bias)
-                     : kernels::convBackwardDataBf16Words(shape, in, weight, out, scratch, bias);
+  return forwardPass ? kernels::convForwardWords(shape, in, weight, out, scratch, bias)
+                     : kernels::convBackwardDataWords(shape, in, weight, out, scratch, bias);
 }
 
 }  // namespace ops

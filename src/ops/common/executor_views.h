@@ -50,25 +50,31 @@ bool readableInPlace(const TensorRole& role, kernels::Rounding rounding,
 float* directResultTarget(const kernels::View5& target, bool needsRounding, const ByteRange* inputs,
                           size_t inputCount);
 
-// True when `view` can be read as bf16 words: dense bf16, and its operand
-// rounding keeps bf16 values as they are.
-bool readableAsBf16Words(const kernels::View5& view, kernels::Rounding operandRounding);
+// The passes on words (kernels::*TakesWords): the caller's dense 16-bit
+// tensors (bf16 or fp16), read and written as they are.
+//
+// readableAsWords: `view` is dense of 16-bit type `io` and its operand
+// rounding keeps the values as they are (none, or the rounding to `io`).
+bool readableAsWords(const kernels::View5& view, kernels::ElementType io,
+                     kernels::Rounding operandRounding);
 
-// The pass on bf16 words (kernels::*TakesBf16Words): the forward pass
-// (`forwardPass`) or the data-gradient pass of `shape` reading `source` and
-// writing `target` as the caller's bf16 words, the weights as fp32.
-// bf16WordsPlanned (phase 1): true, with shape->bf16Words set, when the pass
-// has such a run for the shape, `source` is readableAsBf16Words and
-// `target` is dense bf16; else false and `shape` unchanged. runOnBf16Words
-// (phase 2, only when planned): false, with nothing written, when `target`
-// shares a byte with an input, and false when the data needs the fp32 pass
-// (the target is then incomplete); `target`'s own rounding before the cast
-// to bf16 must be none or bf16.
-bool bf16WordsPlanned(bool forwardPass, kernels::ConvShape* shape, const kernels::View5& source,
-                      kernels::Rounding operandRounding, const kernels::View5& target);
-bool runOnBf16Words(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
-                    const float* weight, const kernels::View5& target, const ByteRange* inputs,
-                    size_t inputCount, const float* bias, void* scratch);
+// Phase 1 of the forward pass (`forwardPass`) or the data-gradient pass of
+// `shape`, reading `source` and writing `target`: true, with shape->io set
+// to their type, when the pass has a words run for it, `source` is
+// readableAsWords, `target` is dense of the same type and the result's own
+// rounding before its cast (`resultRounding`) is none or the rounding to
+// that type (the words run's one rounding is then the cast). Else false,
+// and `shape` unchanged.
+bool wordsPlanned(bool forwardPass, kernels::ConvShape* shape, const kernels::View5& source,
+                  kernels::Rounding operandRounding, const kernels::View5& target,
+                  kernels::Rounding resultRounding);
+
+// Phase 2 of a planned pass (the weights as fp32): false, with nothing
+// written, when `target` shares a byte with an input, and false when the
+// data needs the fp32 pass (the target is then incomplete).
+bool runOnWords(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
+                const float* weight, const kernels::View5& target, const ByteRange* inputs,
+                size_t inputCount, const float* bias, void* scratch);
 
 }  // namespace ops
 }  // namespace aclcpu

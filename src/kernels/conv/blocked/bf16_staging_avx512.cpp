@@ -14,7 +14,7 @@
 #include "kernels/conv/blocked/bf16_words_avx512_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/conv/blocked/staged_rows_inl.h"
-#include "kernels/simd/bf16_round_avx512.h"
+#include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
@@ -71,9 +71,10 @@ bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64
 
 namespace {
 
-template <typename Source>
-bool stageRows(const Source* dense, int64_t denseChannels, PairKind kind, const StagedLayout& l,
-               int64_t begin, int64_t end, uint32_t* staged) {
+template <typename E>
+bool stageRows(const typename E::Element* dense, int64_t denseChannels, PairKind kind,
+               const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
+  using Source = typename E::Element;
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
   const int64_t imageStride = denseChannels * channelStride;
   int64_t lo = 0, hi = 0;
@@ -99,14 +100,14 @@ bool stageRows(const Source* dense, int64_t denseChannels, PairKind kind, const 
         const int64_t i = q * l.step[2] + l.first[2];
         for (int k = 0; k < 16; ++k) {
           const float a =
-              channel[k][0] < 0 ? 0.0f : valueOf(image[channel[k][0] * channelStride + i]);
+              channel[k][0] < 0 ? 0.0f : E::value(image[channel[k][0] * channelStride + i]);
           if (kind == PairKind::HiLo) {
             unsafeScalar |= bf16Unsafe(a);
             dst[q * kLanes + k] = hiLoWord(a);
             continue;
           }
           const float b =
-              channel[k][1] < 0 ? 0.0f : valueOf(image[channel[k][1] * channelStride + i]);
+              channel[k][1] < 0 ? 0.0f : E::value(image[channel[k][1] * channelStride + i]);
           unsafeScalar |= bf16Unsafe(a) || bf16Unsafe(b);
           dst[q * kLanes + k] = pairWord(a, b);
         }
@@ -118,7 +119,7 @@ bool stageRows(const Source* dense, int64_t denseChannels, PairKind kind, const 
       const __mmask16 mask = firstLanes(n);
       const Source* col = image + q + l.first[2];
       auto load = [&](int64_t c) {
-        return c < 0 ? _mm512_setzero_si512() : loadBits(col + c * channelStride, mask);
+        return c < 0 ? _mm512_setzero_si512() : E::bits(col + c * channelStride, mask);
       };
       __m512 v[16];
 #pragma GCC unroll 16
@@ -144,15 +145,29 @@ bool stageRows(const Source* dense, int64_t denseChannels, PairKind kind, const 
 
 bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
                           const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
-  return stageRows(dense, denseChannels, kind, l, begin, end, staged);
+  return stageRows<F32Elements>(dense, denseChannels, kind, l, begin, end, staged);
 }
-bool stageBf16Rows_avx512(const uint16_t* dense, int64_t denseChannels, PairKind kind,
-                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
-  return stageRows(dense, denseChannels, kind, l, begin, end, staged);
+bool stageBf16Rows_avx512(const uint16_t* dense, ElementType type, int64_t denseChannels,
+                          PairKind kind, const StagedLayout& l, int64_t begin, int64_t end,
+                          uint32_t* staged) {
+  return type == ElementType::F16
+             ? stageRows<F16Elements>(dense, denseChannels, kind, l, begin, end, staged)
+             : stageRows<Bf16Elements>(dense, denseChannels, kind, l, begin, end, staged);
 }
 
-void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
-                            uint16_t* dense, const float* bias) {
+namespace {
+
+template <bool kHalf>
+void store16(uint16_t* out, __mmask16 mask, __m512 v) {
+  if (kHalf)
+    simd::storeF16(out, mask, v);
+  else
+    simd::storeBf16(out, mask, v);
+}
+
+template <bool kHalf>
+void unstageWordRows(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
+                     uint16_t* dense, const float* bias) {
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
   int64_t lo = 0, hi = 0;
   insideColumns(l, &lo, &hi);
@@ -169,7 +184,7 @@ void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t 
         const int64_t i = q * l.step[2] + l.first[2];
         for (int64_t c = 0; c < r.channels; ++c) {
           const float v = src[q * kLanes + channelLane(l, c)];
-          simd::storeBf16(dst + c * channelStride + i, 1, _mm512_set1_ps(bias ? v + b[c] : v));
+          store16<kHalf>(dst + c * channelStride + i, 1, _mm512_set1_ps(bias ? v + b[c] : v));
         }
       }
       continue;
@@ -187,11 +202,21 @@ void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t 
       // v[lane] holds one staged lane along W: channel laneChannel(lane).
       for (int64_t c = 0; c < r.channels; ++c) {
         const __m512 x = v[laneOf[c]];
-        simd::storeBf16(dst + c * channelStride + q + l.first[2], mask,
-                        bias ? _mm512_add_ps(x, _mm512_set1_ps(b[c])) : x);
+        store16<kHalf>(dst + c * channelStride + q + l.first[2], mask,
+                       bias ? _mm512_add_ps(x, _mm512_set1_ps(b[c])) : x);
       }
     }
   }
+}
+
+}  // namespace
+
+void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
+                            uint16_t* dense, ElementType type, const float* bias) {
+  if (type == ElementType::F16)
+    unstageWordRows<true>(staged, l, begin, end, dense, bias);
+  else
+    unstageWordRows<false>(staged, l, begin, end, dense, bias);
 }
 
 }  // namespace blocked

@@ -22,9 +22,10 @@ namespace kernels {
 namespace blocked {
 namespace {
 
-template <typename Source>
-bool stagePlanes(const Source* dense, const Bf16PlaneLayout& l, PairKind kind, int64_t begin,
-                 int64_t end, uint16_t* staged) {
+template <typename E>
+bool stagePlanes(const typename E::Element* dense, const Bf16PlaneLayout& l, PairKind kind,
+                 int64_t begin, int64_t end, uint16_t* staged) {
+  using Source = typename E::Element;
   const int64_t plane = l.source[1] * l.source[2];
   const int64_t channelFloats = l.source[0] * plane;
   const int64_t e = l.entries;
@@ -69,8 +70,8 @@ bool stagePlanes(const Source* dense, const Bf16PlaneLayout& l, PairKind kind, i
               for (int64_t q = lo; q < hi; q += 16) {
                 const int64_t n = hi - q < 16 ? hi - q : 16;
                 const __mmask16 mask = firstLanes(n);
-                const __m512i v = l.step[2] == 1 ? loadBits(line + q, mask)
-                                                 : loadBits(line + q * l.step[2], l.step[2], mask);
+                const __m512i v = l.step[2] == 1 ? E::bits(line + q, mask)
+                                                 : E::bits(line + q * l.step[2], l.step[2], mask);
                 unsafe |= unsafeLanes(v);
                 if (kind == PairKind::Pairs) {
                   _mm256_mask_storeu_epi16(row + q, mask,
@@ -94,9 +95,10 @@ bool stagePlanes(const Source* dense, const Bf16PlaneLayout& l, PairKind kind, i
   return unsafe == 0;
 }
 
-template <typename Source>
-bool stagePairRows(const Source* dense, const Bf16PairRowLayout& l, PairKind kind, int64_t begin,
-                   int64_t end, uint32_t* staged) {
+template <typename E>
+bool stagePairRows(const typename E::Element* dense, const Bf16PairRowLayout& l, PairKind kind,
+                   int64_t begin, int64_t end, uint32_t* staged) {
+  using Source = typename E::Element;
   const int64_t plane = l.out[1] * l.out[2];
   const int64_t channelFloats = l.out[0] * plane;
   __mmask16 unsafe = 0;
@@ -134,7 +136,7 @@ bool stagePairRows(const Source* dense, const Bf16PairRowLayout& l, PairKind kin
         __m512 v[16];
 #pragma GCC unroll 16
         for (int c = 0; c < 16; ++c) {
-          v[c] = c < channels ? _mm512_castsi512_ps(loadBits(line + c * channelFloats + q, mask))
+          v[c] = c < channels ? _mm512_castsi512_ps(E::bits(line + c * channelFloats + q, mask))
                               : _mm512_setzero_ps();
           unsafe |= unsafeLanes(_mm512_castps_si512(v[c]));
         }
@@ -153,19 +155,21 @@ bool stagePairRows(const Source* dense, const Bf16PairRowLayout& l, PairKind kin
 
 bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
                             int64_t begin, int64_t end, uint16_t* staged) {
-  return stagePlanes(dense, l, kind, begin, end, staged);
+  return stagePlanes<F32Elements>(dense, l, kind, begin, end, staged);
 }
-bool stageBf16Planes_avx512(const uint16_t* dense, const Bf16PlaneLayout& l, PairKind kind,
-                            int64_t begin, int64_t end, uint16_t* staged) {
-  return stagePlanes(dense, l, kind, begin, end, staged);
+bool stageBf16Planes_avx512(const uint16_t* dense, ElementType type, const Bf16PlaneLayout& l,
+                            PairKind kind, int64_t begin, int64_t end, uint16_t* staged) {
+  return type == ElementType::F16 ? stagePlanes<F16Elements>(dense, l, kind, begin, end, staged)
+                                  : stagePlanes<Bf16Elements>(dense, l, kind, begin, end, staged);
 }
 bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
                               int64_t begin, int64_t end, uint32_t* staged) {
-  return stagePairRows(dense, l, kind, begin, end, staged);
+  return stagePairRows<F32Elements>(dense, l, kind, begin, end, staged);
 }
-bool stageBf16PairRows_avx512(const uint16_t* dense, const Bf16PairRowLayout& l, PairKind kind,
-                              int64_t begin, int64_t end, uint32_t* staged) {
-  return stagePairRows(dense, l, kind, begin, end, staged);
+bool stageBf16PairRows_avx512(const uint16_t* dense, ElementType type, const Bf16PairRowLayout& l,
+                              PairKind kind, int64_t begin, int64_t end, uint32_t* staged) {
+  return type == ElementType::F16 ? stagePairRows<F16Elements>(dense, l, kind, begin, end, staged)
+                                  : stagePairRows<Bf16Elements>(dense, l, kind, begin, end, staged);
 }
 
 }  // namespace blocked

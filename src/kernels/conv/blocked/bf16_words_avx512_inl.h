@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/simd/half_words_avx512.h"
+
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
@@ -30,37 +32,59 @@ static inline __mmask16 unsafeLanes(__m512i v) {
   return special | tiny;
 }
 
-// The fp32 bit patterns of 16 consecutive source values (lanes off `mask`
-// 0): fp32 data, or bf16 words widened.
-static inline __m512i loadBits(const float* p, __mmask16 mask) {
-  return _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, p));
-}
-static inline __m512i loadBits(const uint16_t* p, __mmask16 mask) {
-  return _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mask, p)), 16);
-}
+// The element kinds the staging reads, as the fp32 bit patterns of 16
+// values (lanes off `mask` 0): consecutive, or `step` elements apart; and
+// one value as fp32. F32: fp32 data; Bf16 and F16: the caller's words. In
+// an unnamed namespace, the counterpart of `static` for the functions above.
+namespace {
 
-// The same for values `step` elements apart.
-static inline __m512i loadBits(const float* p, int64_t step, __mmask16 mask) {
-  const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-  const __m512i index = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(static_cast<int>(step)));
-  return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mask, index, p, 4);
-}
-static inline __m512i loadBits(const uint16_t* p, int64_t step, __mmask16 mask) {
-  // No 16-bit gather, and a 32-bit one would read past the last value.
-  alignas(64) uint32_t bits[16];
-  for (int i = 0; i < 16; ++i)
-    bits[i] = (mask >> i) & 1 ? static_cast<uint32_t>(p[i * step]) << 16 : 0u;
-  return _mm512_load_si512(bits);
-}
+struct F32Elements {
+  using Element = float;
+  static __m512i bits(const float* p, __mmask16 mask) {
+    return _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, p));
+  }
+  static __m512i bits(const float* p, int64_t step, __mmask16 mask) {
+    const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i index = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(static_cast<int>(step)));
+    return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mask, index, p, 4);
+  }
+  static float value(float v) { return v; }
+};
+struct Bf16Elements {
+  using Element = uint16_t;
+  static __m512i bits(const uint16_t* p, __mmask16 mask) {
+    return _mm512_castps_si512(simd::loadBf16(p, mask));
+  }
+  static __m512i bits(const uint16_t* p, int64_t step, __mmask16 mask) {
+    // No 16-bit gather, and a 32-bit one would read past the last value.
+    alignas(32) uint16_t words[16];
+    for (int i = 0; i < 16; ++i) words[i] = (mask >> i) & 1 ? p[i * step] : uint16_t{0};
+    return bits(words, mask);
+  }
+  static float value(uint16_t w) {
+    const uint32_t word = static_cast<uint32_t>(w) << 16;
+    float v;
+    std::memcpy(&v, &word, sizeof v);
+    return v;
+  }
+};
+// VCVTPH2PS quiets signalling NaNs: harmless here, any NaN is bf16Unsafe.
+struct F16Elements {
+  using Element = uint16_t;
+  static __m512i bits(const uint16_t* p, __mmask16 mask) {
+    return _mm512_castps_si512(simd::loadF16(p, mask));
+  }
+  static __m512i bits(const uint16_t* p, int64_t step, __mmask16 mask) {
+    alignas(32) uint16_t words[16];
+    for (int i = 0; i < 16; ++i) words[i] = (mask >> i) & 1 ? p[i * step] : uint16_t{0};
+    return bits(words, mask);
+  }
+  static float value(uint16_t w) {
+    return _mm_cvtss_f32(_mm512_castps512_ps128(simd::loadF16(&w, 1)));
+  }
+};
 
-// One source value as fp32.
-static inline float valueOf(float v) { return v; }
-static inline float valueOf(uint16_t bits) {
-  const uint32_t word = static_cast<uint32_t>(bits) << 16;
-  float v;
-  std::memcpy(&v, &word, sizeof v);
-  return v;
-}
+}  // namespace
 
 static inline __m512i highHalves() { return _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)); }
 

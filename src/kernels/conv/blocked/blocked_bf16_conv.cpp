@@ -80,8 +80,9 @@ bool planWords(const ConvShape& s, RowPassKind pass, WordPlan* wp, TapTable* tab
   // copies and converting them again costs more than the tiles save, unless
   // the pass reads and writes bf16 words (measured, 1x1 256->64 56x56
   // forward, 1 thread: fp16 17-20 ms on the tiles, 12.5-15 ms as an fp32
-  // GEMM; bf16 words 5.5-8.7 ms).
-  if (conv_detail::describe(s).columnsAreInput && !s.bf16Words) return false;
+  // GEMM; bf16 words 5.5-8.7 ms; fp16 words, four products per multiply,
+  // 20-23 ms).
+  if (conv_detail::describe(s).columnsAreInput && s.io != ElementType::BF16) return false;
   // The weight packer gathers 32 reduction channels with int32 offsets.
   const int64_t taps = s.kernel[0] * s.kernel[1] * s.kernel[2];
   int64_t span = 0;
@@ -177,14 +178,24 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
   return !unsafe.load();
 }
 
+// stageBf16Rows_avx512 from fp32 buffers or from words of type `io`.
+bool stageRowsOf(const float* src, ElementType, int64_t channels, PairKind kind,
+                 const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
+  return stageBf16Rows_avx512(src, channels, kind, l, begin, end, staged);
+}
+bool stageRowsOf(const uint16_t* src, ElementType io, int64_t channels, PairKind kind,
+                 const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
+  return stageBf16Rows_avx512(src, io, channels, kind, l, begin, end, staged);
+}
+
 template <typename Source>
-bool stageWords(const WordPlan& wp, const Source* dense, int64_t denseChannels, int64_t firstImage,
-                int64_t images, uint32_t* staged) {
+bool stageWords(const WordPlan& wp, const Source* dense, ElementType io, int64_t denseChannels,
+                int64_t firstImage, int64_t images, uint32_t* staged) {
   const StagedLayout& l = wp.rows.in;
   const Source* src = dense + firstImage * denseChannels * l.source[0] * l.source[1] * l.source[2];
   std::atomic<bool> unsafe{false};
   parallelFor(images * rowsPerImage(l), [&](int64_t begin, int64_t end) {
-    if (!stageBf16Rows_avx512(src, denseChannels, wp.kind, l, begin, end, staged))
+    if (!stageRowsOf(src, io, denseChannels, wp.kind, l, begin, end, staged))
       unsafe.store(true, std::memory_order_relaxed);
   });
   std::memset(staged + l.imageStride * l.images, 0,
@@ -193,7 +204,7 @@ bool stageWords(const WordPlan& wp, const Source* dense, int64_t denseChannels, 
 }
 
 // The pass's input and output: dense fp32 buffers, or the caller's dense
-// bf16 tensors (words).
+// 16-bit tensors (words of type shape.io).
 struct PassIo {
   const float* in = nullptr;
   const uint16_t* inWords = nullptr;
@@ -201,9 +212,9 @@ struct PassIo {
   uint16_t* outWords = nullptr;
 };
 
-// unstage (blocked_staging.h) into a dense bf16 tensor.
+// unstage (blocked_staging.h) into a dense tensor of 16-bit words of `io`.
 void unstageWords(const float* staged, const StagedLayout& l, int64_t firstImage, int64_t images,
-                  uint16_t* dense, const float* bias) {
+                  uint16_t* dense, ElementType io, const float* bias) {
   const int64_t plane = l.source[0] * l.source[1] * l.source[2];
   uint16_t* dst = dense + firstImage * l.channels * plane;
   if (l.step[0] != 1 || l.step[1] != 1 || l.step[2] != 1) {
@@ -211,11 +222,13 @@ void unstageWords(const float* staged, const StagedLayout& l, int64_t firstImage
     parallelFor(images * l.channels, [&](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row)
         std::fill(dst + row * plane, dst + (row + 1) * plane,
-                  bias ? floatToBf16(bias[row % l.channels]) : uint16_t{0});
+                  !bias                    ? uint16_t{0}
+                  : io == ElementType::F16 ? floatToHalf(bias[row % l.channels])
+                                           : floatToBf16(bias[row % l.channels]));
     });
   }
   parallelFor(images * rowsPerImage(l), [&](int64_t begin, int64_t end) {
-    unstageBf16Rows_avx512(staged, l, begin, end, dst, bias);
+    unstageBf16Rows_avx512(staged, l, begin, end, dst, io, bias);
   });
 }
 
@@ -243,8 +256,9 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
   bool exact = packWords(wp, table, s, w, packed);
   for (int64_t image0 = 0; exact && image0 < s.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
-    const bool staged = io.inWords ? stageWords(wp, io.inWords, inputChannels, image0, images, in)
-                                   : stageWords(wp, io.in, inputChannels, image0, images, in);
+    const bool staged = io.inWords
+                            ? stageWords(wp, io.inWords, s.io, inputChannels, image0, images, in)
+                            : stageWords(wp, io.in, s.io, inputChannels, image0, images, in);
     if (!staged) {
       exact = false;
       break;
@@ -276,7 +290,7 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
       }
     });
     if (io.outWords)
-      unstageWords(out, p.out, image0, images, io.outWords, bias);
+      unstageWords(out, p.out, image0, images, io.outWords, s.io, bias);
     else
       unstage(kAvx512Kernels, out, p.out, image0, images, io.out, bias);
   }

@@ -34,19 +34,18 @@ void bf16BackwardData(const ConvShape& shape, const float* dy, const float* w, f
 void bf16BackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                         void* scratch);
 
-// The forward and data-gradient passes on the caller's dense bf16 tensors
-// (the pass's input and output as bf16 words; the weights, already bf16
-// values, as fp32), for bf16 operands (OperandValues::BF16) of a shape the
-// pass accepts. Each result (+ bias) is rounded to bf16 once, nearest even:
-// the same bits as the fp32 pass followed by that rounding. False when a
+// The passes on the caller's dense 16-bit tensors of type shape.io (words;
+// conv_passes.h, *Words): bf16 words for bf16 operands, half words for fp16
+// operands (staged as hi/lo pairs). The weights (already operand values) as
+// fp32. Forward and data gradient: each result (+ bias) rounded to shape.io
+// once, nearest even, the same bits as the fp32 pass followed by that
+// rounding; weight gradient: dw in fp32, as bf16BackwardWeight. False when a
 // value is bf16Unsafe: the output is then incomplete, and the caller runs
 // the fp32 pass instead. Scratch as for the fp32 passes.
 bool bf16ForwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
                       void* scratch, const float* bias);
 bool bf16BackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
                            void* scratch, const float* bias);
-// The weight gradient with x and dy as the caller's dense bf16 tensors (dw
-// in fp32, as bf16BackwardWeight); false when a value is bf16Unsafe.
 bool bf16BackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
                              float* dw, void* scratch);
 

@@ -79,14 +79,17 @@ bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64
 // bf16Unsafe (the words are then still written).
 bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
                           const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged);
-// The same from a dense bf16 tensor (the caller's words; Pairs and HiLo alike).
-bool stageBf16Rows_avx512(const uint16_t* dense, int64_t denseChannels, PairKind kind,
-                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged);
+// The same from a dense tensor of 16-bit words of `type` (BF16 or F16; the
+// caller's tensor), for Pairs and HiLo alike.
+bool stageBf16Rows_avx512(const uint16_t* dense, ElementType type, int64_t denseChannels,
+                          PairKind kind, const StagedLayout& l, int64_t begin, int64_t end,
+                          uint32_t* staged);
 
-// unstageRows_avx512 (blocked_kernels.h) into a dense bf16 tensor: each
-// result (plus its channel's bias) rounded to bf16 once, nearest even.
+// unstageRows_avx512 (blocked_kernels.h) into a dense tensor of 16-bit
+// words of `type` (BF16 or F16): each result (plus its channel's bias)
+// rounded to that type once, nearest even.
 void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
-                            uint16_t* dense, const float* bias);
+                            uint16_t* dense, ElementType type, const float* bias);
 
 // Staging for the weight gradient. x: for each (image, channel) and each
 // stride residue r (r[d] in [0, step[d]), row-major), a padded plane volume
@@ -108,9 +111,9 @@ struct Bf16PlaneLayout {
 };
 bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
                             int64_t begin, int64_t end, uint16_t* staged);
-// The same from a dense bf16 tensor (the caller's words).
-bool stageBf16Planes_avx512(const uint16_t* dense, const Bf16PlaneLayout& l, PairKind kind,
-                            int64_t begin, int64_t end, uint16_t* staged);
+// The same from a dense tensor of 16-bit words of `type` (BF16 or F16).
+bool stageBf16Planes_avx512(const uint16_t* dense, ElementType type, const Bf16PlaneLayout& l,
+                            PairKind kind, int64_t begin, int64_t end, uint16_t* staged);
 
 // dy as pair rows: for each (image, 16-channel block) the flat positions
 // p = (od * rowsPerPlane + oh) * rowLength + ow for p < positions (zero where
@@ -125,9 +128,9 @@ struct Bf16PairRowLayout {
 };
 bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
                               int64_t begin, int64_t end, uint32_t* staged);
-// The same from a dense bf16 tensor (the caller's words).
-bool stageBf16PairRows_avx512(const uint16_t* dense, const Bf16PairRowLayout& l, PairKind kind,
-                              int64_t begin, int64_t end, uint32_t* staged);
+// The same from a dense tensor of 16-bit words of `type` (BF16 or F16).
+bool stageBf16PairRows_avx512(const uint16_t* dense, ElementType type, const Bf16PairRowLayout& l,
+                              PairKind kind, int64_t begin, int64_t end, uint32_t* staged);
 
 }  // namespace blocked
 }  // namespace kernels

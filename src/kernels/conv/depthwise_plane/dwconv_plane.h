@@ -36,13 +36,15 @@ struct PlaneGeometry {
 
 // dst[r][c] = sum over taps t = i * kw + j, in order, of src(r, c, i, j) *
 // taps[t], plus bias when hasBias. src and dst are fp32, or (srcWords and
-// dstWords set) bf16 words, each result rounded to bf16 once, nearest even.
+// dstWords set) 16-bit words of type `words` (BF16 or F16), each result
+// rounded to that type once, nearest even.
 struct PlaneCorrelation {
   PlaneGeometry g;
   const float* src = nullptr;
   const uint16_t* srcWords = nullptr;
   float* dst = nullptr;
   uint16_t* dstWords = nullptr;
+  ElementType words = ElementType::BF16;
   const float* taps = nullptr;
   float bias = 0.0f;
   bool hasBias = false;
@@ -51,13 +53,14 @@ struct PlaneCorrelation {
 // acc[t * 16 + lane] += the plane's contribution to tap t = i * kw + j: the
 // sum over (r, c) of src(r, c, i, j) * dy[r][c] with x as src and c in lane
 // c % 16 (the fixed-order reduction of the lanes is the caller's). x and dy
-// are fp32, or (xWords and dyWords set) bf16 words.
+// are fp32, or (xWords and dyWords set) 16-bit words of type `words`.
 struct PlaneWeightGrad {
   PlaneGeometry g;
   const float* x = nullptr;
   const uint16_t* xWords = nullptr;
   const float* dy = nullptr;
   const uint16_t* dyWords = nullptr;
+  ElementType words = ElementType::BF16;
   float* acc = nullptr;
 };
 
@@ -82,9 +85,10 @@ void forward(const ConvShape& s, const float* x, const float* w, const float* bi
 void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias,
                   float* dx);
 void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw);
-// The same on the caller's dense bf16 tensors (words; results rounded to
-// bf16 once, dw in fp32). The products of bf16 values are exact in fp32, so
-// these give the bits of the fp32 passes on the same values, for any value.
+// The same on the caller's dense 16-bit tensors of type s.io (words;
+// results rounded to that type once, dw in fp32). Products of bf16 or half
+// values are exact in fp32, so these give the bits of the fp32 passes on the
+// same values, for any value.
 void forwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
                   uint16_t* y);
 void backwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w, const float* bias,

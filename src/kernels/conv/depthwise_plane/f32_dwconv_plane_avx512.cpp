@@ -1,8 +1,9 @@
 // AVX-512 kernels of the plane-wise depthwise convolution: 16 outputs of a
 // row per vector, up to four vectors per register block, each tap one
 // broadcast weight. Only called after a cpuid check. Keep this file free of
-// library templates: anything instantiated here is compiled with AVX-512 and
-// could be picked by the linker for generic callers.
+// library templates (type traits aside, which emit no code): anything
+// instantiated here is compiled with AVX-512 and could be picked by the
+// linker for generic callers.
 
 // GCC 12 reports its own undefined vectors inside the masked intrinsics as
 // uninitialised; the lanes they leave undefined are always masked off.
@@ -14,9 +15,10 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
-#include "kernels/simd/bf16_round_avx512.h"
+#include "kernels/simd/half_words_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -32,23 +34,45 @@ int64_t bandRows(int64_t rowFloats, int64_t rowStride, int64_t kh, int64_t dilH,
   return rows < dstH ? rows : dstH;
 }
 
-// Copies n source values into fp32: a copy, or bf16 words widened.
-void copyRun(const float* src, int64_t n, float* dst) {
-  std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
-}
-void copyRun(const uint16_t* src, int64_t n, float* dst) {
-  for (int64_t i = 0; i < n; i += kLanes) {
-    const __mmask16 m = tailMask(n - i);
-    const __m512i words = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, src + i));
-    _mm512_mask_storeu_ps(dst + i, m, _mm512_castsi512_ps(_mm512_slli_epi32(words, 16)));
+// The element kinds of the planes: fp32, or the caller's bf16 or half
+// words. load: 16 values as fp32 (lanes off `m` 0); store: the lanes of `m`,
+// rounded to the kind once (nearest even).
+struct F32Data {
+  using Element = float;
+  static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store(float* p, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(p, m, v); }
+};
+struct Bf16Data {
+  using Element = uint16_t;
+  static __m512 load(const uint16_t* p, __mmask16 m) { return simd::loadBf16(p, m); }
+  static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeBf16(p, m, v); }
+};
+// VCVTPH2PS quiets a signalling NaN; the products quiet it anyway, with the
+// same payload, so the results keep the fp32 path's bits.
+struct F16Data {
+  using Element = uint16_t;
+  static __m512 load(const uint16_t* p, __mmask16 m) { return simd::loadF16(p, m); }
+  static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeF16(p, m, v); }
+};
+
+// Copies n source values into fp32.
+template <typename D>
+void copyRun(const typename D::Element* src, int64_t n, float* dst) {
+  if constexpr (std::is_same_v<D, F32Data>) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
+  } else {
+    for (int64_t i = 0; i < n; i += kLanes) {
+      const __mmask16 m = tailMask(n - i);
+      _mm512_mask_storeu_ps(dst + i, m, D::load(src + i, m));
+    }
   }
 }
 
 // Buffer row b of a band starting at output row r0 holds src row
 // r0 * rowStride + b - padH; buffer column m holds src column m - padW.
-template <typename Src>
-void fillBand(const Src* src, int64_t srcH, int64_t srcW, int64_t firstRow, int64_t rows,
-              int64_t padW, int64_t rowFloats, float* buf) {
+template <typename D>
+void fillBand(const typename D::Element* src, int64_t srcH, int64_t srcW, int64_t firstRow,
+              int64_t rows, int64_t padW, int64_t rowFloats, float* buf) {
   int64_t lo = padW > 0 ? padW : 0;
   int64_t hi = srcW + padW < rowFloats ? srcW + padW : rowFloats;
   if (hi < lo) hi = lo;
@@ -60,25 +84,14 @@ void fillBand(const Src* src, int64_t srcH, int64_t srcW, int64_t firstRow, int6
       continue;
     }
     std::memset(row, 0, static_cast<size_t>(lo) * sizeof(float));
-    copyRun(src + sr * srcW + (lo - padW), hi - lo, row + lo);
+    copyRun<D>(src + sr * srcW + (lo - padW), hi - lo, row + lo);
     std::memset(row + hi, 0, static_cast<size_t>(rowFloats - hi) * sizeof(float));
   }
 }
 
-// Stores the lanes of `m`: fp32, or rounded to bf16 words.
-void storeLanes(float* out, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(out, m, v); }
-void storeLanes(uint16_t* out, __mmask16 m, __m512 v) { simd::storeBf16(out, m, v); }
-
-// 16 dy values (lanes off `m` 0): fp32, or bf16 words widened.
-__m512 loadLanes(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
-__m512 loadLanes(const uint16_t* p, __mmask16 m) {
-  const __m512i words = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
-  return _mm512_castsi512_ps(_mm512_slli_epi32(words, 16));
-}
-
-template <int NV, typename Dst>
-void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation& j, Dst* out,
-                    int64_t remaining) {
+template <int NV, typename D>
+void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation& j,
+                    typename D::Element* out, int64_t remaining) {
   __m512 acc[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) acc[v] = _mm512_setzero_ps();
@@ -96,57 +109,60 @@ void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
     const __m512 r = j.hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
-    storeLanes(out + v * kLanes, tailMask(remaining - v * kLanes), r);
+    D::store(out + v * kLanes, tailMask(remaining - v * kLanes), r);
   }
 }
 
 // Runs body(buf, r0, rows) for each band of output rows [r0, r0 + rows),
 // with the src rows the band reads copied, zero-padded, into buf.
-template <typename Src, typename Body>
-void forEachBand(const PlaneGeometry& g, const Src* src, int64_t rowFloats, Body& body) {
+template <typename D, typename Body>
+void forEachBand(const PlaneGeometry& g, const typename D::Element* src, int64_t rowFloats,
+                 Body& body) {
   alignas(64) float buf[kBandFloats];
   const int64_t band = bandRows(rowFloats, g.rowStride, g.kh, g.dilH, g.dstH);
   for (int64_t r0 = 0; r0 < g.dstH; r0 += band) {
     const int64_t rows = g.dstH - r0 < band ? g.dstH - r0 : band;
-    fillBand(src, g.srcH, g.srcW, r0 * g.rowStride - g.padH,
-             bandSrcRows(rows, g.rowStride, g.kh, g.dilH), g.padW, rowFloats, buf);
+    fillBand<D>(src, g.srcH, g.srcW, r0 * g.rowStride - g.padH,
+                bandSrcRows(rows, g.rowStride, g.kh, g.dilH), g.padW, rowFloats, buf);
     body(static_cast<const float*>(buf), r0, rows);
   }
 }
 
-template <typename Src, typename Dst>
-void correlate(const PlaneCorrelation& j, const Src* src, Dst* dst) {
+template <typename D>
+void correlate(const PlaneCorrelation& j, const typename D::Element* src,
+               typename D::Element* dst) {
   const PlaneGeometry& g = j.g;
   const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
   auto rowsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
     for (int64_t r = 0; r < rows; ++r) {
       const float* base = buf + r * g.rowStride * rowFloats;
-      Dst* out = dst + (r0 + r) * g.dstW;
+      typename D::Element* out = dst + (r0 + r) * g.dstW;
       for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
         const int64_t left = g.dstW - c0;
         const int64_t nv = left >= 4 * kLanes ? 4 : (left + kLanes - 1) / kLanes;
         switch (nv) {
           case 4:
-            correlateBlock<4>(base + c0, rowFloats, j, out + c0, left);
+            correlateBlock<4, D>(base + c0, rowFloats, j, out + c0, left);
             break;
           case 3:
-            correlateBlock<3>(base + c0, rowFloats, j, out + c0, left);
+            correlateBlock<3, D>(base + c0, rowFloats, j, out + c0, left);
             break;
           case 2:
-            correlateBlock<2>(base + c0, rowFloats, j, out + c0, left);
+            correlateBlock<2, D>(base + c0, rowFloats, j, out + c0, left);
             break;
           default:
-            correlateBlock<1>(base + c0, rowFloats, j, out + c0, left);
+            correlateBlock<1, D>(base + c0, rowFloats, j, out + c0, left);
             break;
         }
       }
     }
   };
-  forEachBand(g, src, rowFloats, rowsOfBand);
+  forEachBand<D>(g, src, rowFloats, rowsOfBand);
 }
 
-template <typename Src>
-void weightGrad(const PlaneWeightGrad& j, const Src* x, const Src* dy) {
+template <typename D>
+void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
+                const typename D::Element* dy) {
   const PlaneGeometry& g = j.g;
   const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
   auto tapsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
@@ -158,7 +174,7 @@ void weightGrad(const PlaneWeightGrad& j, const Src* x, const Src* dy) {
                        _mm512_setzero_ps()};
         for (int64_t r = 0; r < rows; ++r) {
           const float* xp = buf + (r * g.rowStride + i * g.dilH) * rowFloats + k * g.dilW;
-          const Src* dp = dy + (r0 + r) * g.dstW;
+          const typename D::Element* dp = dy + (r0 + r) * g.dstW;
           for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
 #pragma GCC unroll 4
             for (int v = 0; v < 4; ++v) {
@@ -166,7 +182,7 @@ void weightGrad(const PlaneWeightGrad& j, const Src* x, const Src* dy) {
               if (c >= g.dstW) break;
               // Lanes past the row stay out of the sum (x there may be inf).
               const __mmask16 m = tailMask(g.dstW - c);
-              const __m512 d = loadLanes(dp + c, m);
+              const __m512 d = D::load(dp + c, m);
               a[v] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xp + c), d, a[v], m);
             }
           }
@@ -177,23 +193,27 @@ void weightGrad(const PlaneWeightGrad& j, const Src* x, const Src* dy) {
       }
     }
   };
-  forEachBand(g, x, rowFloats, tapsOfBand);
+  forEachBand<D>(g, x, rowFloats, tapsOfBand);
 }
 
 }  // namespace
 
 void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
-  if (j.srcWords)
-    correlate(j, j.srcWords, j.dstWords);
+  if (!j.srcWords)
+    correlate<F32Data>(j, j.src, j.dst);
+  else if (j.words == ElementType::F16)
+    correlate<F16Data>(j, j.srcWords, j.dstWords);
   else
-    correlate(j, j.src, j.dst);
+    correlate<Bf16Data>(j, j.srcWords, j.dstWords);
 }
 
 void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
-  if (j.xWords)
-    weightGrad(j, j.xWords, j.dyWords);
+  if (!j.xWords)
+    weightGrad<F32Data>(j, j.x, j.dy);
+  else if (j.words == ElementType::F16)
+    weightGrad<F16Data>(j, j.xWords, j.dyWords);
   else
-    weightGrad(j, j.x, j.dy);
+    weightGrad<Bf16Data>(j, j.xWords, j.dyWords);
 }
 
 }  // namespace depthwise_plane

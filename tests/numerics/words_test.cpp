@@ -1,10 +1,11 @@
-// The bf16 words paths of aclnnConvolutionBackward: on AMX, when gradOutput
-// (x for a transposed convolution) and gradInput are dense bf16, the
-// gradInput pass reads and writes them as the caller's bf16 words; when x
-// and gradOutput are, the gradWeight pass reads them so. Both gradients must
-// be the float64 oracle's, bit-identical to the fp32 paths (the same call
-// with padded views) and to themselves for 1, 2 and 3 threads, with the
-// outputMasks that compute them; subnormal operands must reach the exact path.
+// The words paths of aclnnConvolutionBackward, bf16 and fp16: when
+// gradOutput (x for a transposed convolution) and gradInput are dense, the
+// gradInput pass reads and writes them as the caller's 16-bit words; when x
+// and gradOutput are, the gradWeight pass reads them so (AMX for dense
+// layers, AVX-512 for depthwise ones). Both gradients must be the float64
+// oracle's, bit-identical to the fp32 paths (the same call with padded
+// views) and to themselves for 1, 2 and 3 threads, with the outputMasks that
+// compute them; bf16 subnormal operands must reach the exact path.
 
 #include <gtest/gtest.h>
 
@@ -22,8 +23,10 @@
 namespace numerics {
 namespace {
 
-ConvCase bf16Case(bool transposed, int64_t xChannels, int64_t yChannels, int64_t kernel,
-                  int64_t stride, int64_t extent) {
+const DType kWordTypes[] = {DType::BF16, DType::F16};
+
+ConvCase wordsCase(DType type, bool transposed, int64_t xChannels, int64_t yChannels,
+                   int64_t kernel, int64_t stride, int64_t extent) {
   ConvCase c;
   c.transposed = transposed;
   c.stride = {stride, stride};
@@ -33,8 +36,8 @@ ConvCase bf16Case(bool transposed, int64_t xChannels, int64_t yChannels, int64_t
   // case onto the API's tensors.
   c.weightShape = {yChannels, xChannels, kernel, kernel};
   completeShapes(&c, 2, xChannels, yChannels, {kernel, kernel}, {extent, extent});
-  c.gradOutputType = c.inputType = c.weightType = DType::BF16;
-  c.gradInputType = c.gradWeightType = c.gradBiasType = DType::BF16;
+  c.gradOutputType = c.inputType = c.weightType = type;
+  c.gradInputType = c.gradWeightType = c.gradBiasType = type;
   return c;
 }
 
@@ -82,20 +85,21 @@ class ThreadCountRestorer {
 
 bool amxRuns() { return aclcpu::kernels::activeIsa() >= aclcpu::kernels::Isa::Amx; }
 std::string skipReason() {
-  return std::string("the bf16 words paths need AMX; this CPU (or ACLNN_CPU_ISA) runs ") +
+  return std::string("the dense words paths need AMX; this CPU (or ACLNN_CPU_ISA) runs ") +
          aclcpu::kernels::isaName(aclcpu::kernels::activeIsa());
 }
 
-TEST(Bf16Words, GradientsMatchTheOracleTheFp32PathsAndThemselvesFor1To3Threads) {
+TEST(Words, GradientsMatchTheOracleTheFp32PathsAndThemselvesFor1To3Threads) {
   if (!amxRuns()) GTEST_SKIP() << skipReason();
   ThreadCountRestorer restore;
   Rng rng(0xB16D);
-  const ConvCase cases[] = {
-      bf16Case(false, 48, 32, 3, 1, 18),
-      bf16Case(false, 40, 63, 3, 2, 21),
-      // Transposed: gradInput is the normal orientation's forward pass.
-      bf16Case(true, 32, 48, 3, 1, 16),
-  };
+  std::vector<ConvCase> cases;
+  for (DType type : kWordTypes) {
+    cases.push_back(wordsCase(type, false, 48, 32, 3, 1, 18));
+    cases.push_back(wordsCase(type, false, 40, 63, 3, 2, 21));
+    // Transposed: gradInput is the normal orientation's forward pass.
+    cases.push_back(wordsCase(type, true, 32, 48, 3, 1, 16));
+  }
   using Mask = std::array<bool, 3>;
   for (ConvCase c : cases) {
     for (const Mask& mask :
@@ -137,50 +141,52 @@ TEST(Bf16Words, GradientsMatchTheOracleTheFp32PathsAndThemselvesFor1To3Threads) 
 }
 
 // Depthwise layers run the plane algorithm (AVX-512) on the words.
-TEST(Bf16Words, DepthwiseGradientsMatchTheOracleAndTheFp32Paths) {
+TEST(Words, DepthwiseGradientsMatchTheOracleAndTheFp32Paths) {
   if (aclcpu::kernels::activeIsa() < aclcpu::kernels::Isa::Avx512)
     GTEST_SKIP() << "the depthwise words paths need AVX-512; this CPU (or ACLNN_CPU_ISA) runs "
                  << aclcpu::kernels::isaName(aclcpu::kernels::activeIsa());
   ThreadCountRestorer restore;
   Rng rng(0xD3D);
-  ConvCase c;
-  c.groups = 24;
-  c.stride = {1, 1};
-  c.dilation = {1, 2};
-  c.padding = {1, 2};
-  c.weightShape = {24, 1, 3, 3};
-  completeShapes(&c, 3, 24, 24, {3, 3}, {19, 37});
-  c.gradOutputType = c.inputType = c.weightType = DType::BF16;
-  c.gradInputType = c.gradWeightType = c.gradBiasType = DType::BF16;
-  HostTensor gradOutput(c.gradOutputType, contiguousLayout(c.gradOutputShape));
-  HostTensor input(c.inputType, contiguousLayout(c.inputShape));
-  HostTensor weight(c.weightType, contiguousLayout(c.weightShape));
-  fillRandom(&gradOutput, rng);
-  fillRandom(&input, rng);
-  fillRandom(&weight, rng);
-  const GradRun words = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, 1);
-  const GradRun fp32 = runCase(c, gradOutput, input, weight, LayoutKind::OffsetPadded, 1);
-  ASSERT_TRUE(words.outcome.succeeded()) << words.outcome.describe();
-  ASSERT_TRUE(fp32.outcome.succeeded()) << fp32.outcome.describe();
-  EXPECT_EQ(sameBits("gradInput", words.gradInput, fp32.gradInput), "");
-  EXPECT_EQ(sameBits("gradWeight", words.gradWeight, fp32.gradWeight), "");
-  const ConvExpectation expected =
-      expectConvolutionBackward(c, gradOutput.dense(), input.dense(), weight.dense());
-  EXPECT_EQ(compareOutput("gradInput", words.gradInput, expected.gradInput), "");
-  EXPECT_EQ(compareOutput("gradWeight", words.gradWeight, expected.gradWeight), "");
-  for (int threads : {2, 3}) {
-    const GradRun again = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, threads);
-    ASSERT_TRUE(again.outcome.succeeded()) << again.outcome.describe();
-    EXPECT_EQ(again.gradInput.storage(), words.gradInput.storage()) << threads << " threads";
-    EXPECT_EQ(again.gradWeight.storage(), words.gradWeight.storage()) << threads << " threads";
+  for (DType type : kWordTypes) {
+    ConvCase c;
+    c.groups = 24;
+    c.stride = {1, 1};
+    c.dilation = {1, 2};
+    c.padding = {1, 2};
+    c.weightShape = {24, 1, 3, 3};
+    completeShapes(&c, 3, 24, 24, {3, 3}, {19, 37});
+    c.gradOutputType = c.inputType = c.weightType = type;
+    c.gradInputType = c.gradWeightType = c.gradBiasType = type;
+    HostTensor gradOutput(c.gradOutputType, contiguousLayout(c.gradOutputShape));
+    HostTensor input(c.inputType, contiguousLayout(c.inputShape));
+    HostTensor weight(c.weightType, contiguousLayout(c.weightShape));
+    fillRandom(&gradOutput, rng);
+    fillRandom(&input, rng);
+    fillRandom(&weight, rng);
+    const GradRun words = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, 1);
+    const GradRun fp32 = runCase(c, gradOutput, input, weight, LayoutKind::OffsetPadded, 1);
+    ASSERT_TRUE(words.outcome.succeeded()) << words.outcome.describe();
+    ASSERT_TRUE(fp32.outcome.succeeded()) << fp32.outcome.describe();
+    EXPECT_EQ(sameBits("gradInput", words.gradInput, fp32.gradInput), "");
+    EXPECT_EQ(sameBits("gradWeight", words.gradWeight, fp32.gradWeight), "");
+    const ConvExpectation expected =
+        expectConvolutionBackward(c, gradOutput.dense(), input.dense(), weight.dense());
+    EXPECT_EQ(compareOutput("gradInput", words.gradInput, expected.gradInput), "");
+    EXPECT_EQ(compareOutput("gradWeight", words.gradWeight, expected.gradWeight), "");
+    for (int threads : {2, 3}) {
+      const GradRun again = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, threads);
+      ASSERT_TRUE(again.outcome.succeeded()) << again.outcome.describe();
+      EXPECT_EQ(again.gradInput.storage(), words.gradInput.storage()) << threads << " threads";
+      EXPECT_EQ(again.gradWeight.storage(), words.gradWeight.storage()) << threads << " threads";
+    }
   }
 }
 
 // One non-zero element among zeros in x (or dy): 2^-130, a bf16 subnormal
 // that the tiles read as zero, must reach the exact path in both passes.
-TEST(Bf16Words, SubnormalOperandsGoToTheExactPath) {
+TEST(Words, Bf16SubnormalOperandsGoToTheExactPath) {
   if (!amxRuns()) GTEST_SKIP() << skipReason();
-  ConvCase c = bf16Case(false, 48, 32, 3, 1, 18);
+  ConvCase c = wordsCase(DType::BF16, false, 48, 32, 3, 1, 18);
   Rng rng(0x5AB);
   HostTensor weight(c.weightType, contiguousLayout(c.weightShape));
   fillRandom(&weight, rng);
