@@ -37,6 +37,22 @@ struct RowJob {
   //     in[taps[k] + t * inStep * 16 + j * G + l % G] * weights[k * tapStride + j * 16 + l]
   int laneGroups = 1;
 };
+// The taps of a row of `tiles` register tiles run in slices whose weights
+// fit in L1 next to the row's inputs and outputs (4096 floats, a third of
+// L1), each slice over every tile before the next, the partial sums waiting
+// in the staged output: the weights are then read from L2 once per row
+// instead of once per tile, and each output still sums its taps in order.
+// Calls slice(k0, taps, accumulate) for taps [k0, k0 + taps); one tile takes
+// every tap in one slice. Static (the ISA files each keep their own copy).
+template <typename Slice>
+static inline void forEachTapSlice(const RowJob& job, int64_t tiles, Slice&& slice) {
+  constexpr int64_t kSliceWeightFloats = 4096;
+  int64_t length = tiles == 1 ? job.tapCount : kSliceWeightFloats / job.tapStride;
+  if (length < 1) length = 1;
+  for (int64_t k0 = 0; k0 == 0 || k0 < job.tapCount; k0 += length)
+    slice(k0, job.tapCount - k0 < length ? job.tapCount - k0 : length, k0 > 0);
+}
+
 void f32_conv_rows_nb16_avx512(const RowJob& job);
 void f32_dwconv_rows_nb16_avx512(const RowJob& job);
 void f32_conv_rows_nb16_avx2(const RowJob& job);

@@ -145,27 +145,22 @@ constexpr auto kGroups4s2 = groupedTable<4, 2>(std::make_integer_sequence<int, k
 constexpr auto kDepth1 = depthwiseTable<1>(std::make_integer_sequence<int, kMaxWide>{});
 constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxWide>{});
 
-// Taps run in slices whose weights stay in L1 across the row's tiles (see
-// f32_conv_rows_nb16_avx512.cpp); each output still sums its taps in order.
-constexpr int64_t kSliceWeightFloats = 4096;
-
+// Equal tiles of at most kMaxWide positions; the taps run in slices
+// (forEachTapSlice).
 template <typename T>
 void runRow(const RowJob& job, const T& table, const float* weights, int64_t weightRow,
             float* out) {
   const int64_t tiles = (job.count + kMaxWide - 1) / kMaxWide;
   if (tiles == 0) return;
   const int64_t width = (job.count + tiles - 1) / tiles;
-  int64_t slice = tiles == 1 ? job.tapCount : kSliceWeightFloats / job.tapStride;
-  if (slice < 1) slice = 1;
-  for (int64_t k0 = 0; k0 == 0 || k0 < job.tapCount; k0 += slice) {
-    const int64_t taps = job.tapCount - k0 < slice ? job.tapCount - k0 : slice;
+  forEachTapSlice(job, tiles, [&](int64_t k0, int64_t taps, bool accumulate) {
     for (int64_t pos = 0; pos < job.count; pos += width) {
       const int64_t wt = job.count - pos < width ? job.count - pos : width;
       table[wt - 1](job.in + pos * job.inStep * 16, job.taps + k0, taps,
                     weights + k0 * job.tapStride, job.tapStride, weightRow,
-                    out + pos * job.outColStep, job.outColStep, k0 > 0);
+                    out + pos * job.outColStep, job.outColStep, accumulate);
     }
-  }
+  });
 }
 
 }  // namespace

@@ -130,8 +130,6 @@ constexpr int kMaxWide2 = 14;  // nb = 2: 28 accumulators + 2 weight vectors
 constexpr int kMaxWide1 = 28;  // nb = 1: 28 accumulators + 1 weight vector
 constexpr int kMaxDepthwise = 16;
 constexpr int kMaxGrouped = 16;
-// Weights of one tap slice: a third of L1 (48 KB on current cores).
-constexpr int64_t kSliceWeightFloats = 4096;
 
 // Function tables indexed by tile width - 1 (internal linkage: nothing
 // compiled here with AVX-512 is shared with generic code).
@@ -165,27 +163,21 @@ constexpr auto kDepth1 = depthwiseTable<1>(std::make_integer_sequence<int, kMaxD
 constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxDepthwise>{});
 
 // Cuts `count` positions into equal tiles of at most `widest`, so no row ends
-// in a sliver of one or two positions. The taps run in slices whose weights
-// fit in L1 next to the row's inputs and outputs, each slice over every tile
-// before the next (the partial sums wait in the staged output): the weights
-// are then read from L2 once per row instead of once per tile. Each output
-// still sums its taps in order, so the slicing changes no bit.
+// in a sliver of one or two positions; the taps run in slices
+// (forEachTapSlice).
 template <typename T>
 void runRow(const RowJob& job, const T& table, int widest) {
   const int64_t tiles = (job.count + widest - 1) / widest;
   if (tiles == 0) return;
   const int64_t width = (job.count + tiles - 1) / tiles;
-  int64_t slice = tiles == 1 ? job.tapCount : kSliceWeightFloats / job.tapStride;
-  if (slice < 1) slice = 1;
-  for (int64_t k0 = 0; k0 == 0 || k0 < job.tapCount; k0 += slice) {
-    const int64_t taps = job.tapCount - k0 < slice ? job.tapCount - k0 : slice;
+  forEachTapSlice(job, tiles, [&](int64_t k0, int64_t taps, bool accumulate) {
     for (int64_t pos = 0; pos < job.count; pos += width) {
       const int64_t wt = job.count - pos < width ? job.count - pos : width;
       table[wt - 1](job.in + pos * job.inStep * 16, job.taps + k0, taps,
                     job.weights + k0 * job.tapStride, job.tapStride, job.out + pos * job.outColStep,
-                    job.outColStep, job.outBlockStride, k0 > 0);
+                    job.outColStep, job.outBlockStride, accumulate);
     }
-  }
+  });
 }
 
 }  // namespace
