@@ -89,6 +89,41 @@ std::string skipReason() {
          aclcpu::kernels::isaName(aclcpu::kernels::activeIsa());
 }
 
+// Runs `c` with random tensors on the words paths (dense) and the fp32
+// paths (padded views): "" when the computed gradients have the same bits,
+// are the oracle's, and have the same bytes with 2 and 3 threads.
+std::string checkCase(const ConvCase& c, Rng& rng) {
+  HostTensor gradOutput(c.gradOutputType, contiguousLayout(c.gradOutputShape));
+  HostTensor input(c.inputType, contiguousLayout(c.inputShape));
+  HostTensor weight(c.weightType, contiguousLayout(c.weightShape));
+  fillRandom(&gradOutput, rng);
+  fillRandom(&input, rng);
+  fillRandom(&weight, rng);
+  const GradRun words = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, 1);
+  const GradRun fp32 = runCase(c, gradOutput, input, weight, LayoutKind::OffsetPadded, 1);
+  if (!words.outcome.succeeded()) return "words paths: " + words.outcome.describe();
+  if (!fp32.outcome.succeeded()) return "fp32 paths: " + fp32.outcome.describe();
+  const ConvExpectation expected =
+      expectConvolutionBackward(c, gradOutput.dense(), input.dense(), weight.dense());
+  std::string problem;
+  if (c.mask[0]) {
+    problem += sameBits("gradInput", words.gradInput, fp32.gradInput);
+    problem += compareOutput("gradInput", words.gradInput, expected.gradInput);
+  }
+  if (c.mask[1]) {
+    problem += sameBits("gradWeight", words.gradWeight, fp32.gradWeight);
+    problem += compareOutput("gradWeight", words.gradWeight, expected.gradWeight);
+  }
+  for (int threads : {2, 3}) {
+    const GradRun again = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, threads);
+    if (!again.outcome.succeeded()) return again.outcome.describe();
+    if (again.gradInput.storage() != words.gradInput.storage() ||
+        again.gradWeight.storage() != words.gradWeight.storage())
+      problem += "different bytes with " + std::to_string(threads) + " threads; ";
+  }
+  return problem;
+}
+
 TEST(Words, GradientsMatchTheOracleTheFp32PathsAndThemselvesFor1To3Threads) {
   if (!amxRuns()) GTEST_SKIP() << skipReason();
   ThreadCountRestorer restore;
@@ -105,43 +140,13 @@ TEST(Words, GradientsMatchTheOracleTheFp32PathsAndThemselvesFor1To3Threads) {
     for (const Mask& mask :
          {Mask{true, false, false}, Mask{false, true, true}, Mask{true, true, true}}) {
       c.mask = mask;
-      HostTensor gradOutput(c.gradOutputType, contiguousLayout(c.gradOutputShape));
-      HostTensor input(c.inputType, contiguousLayout(c.inputShape));
-      HostTensor weight(c.weightType, contiguousLayout(c.weightShape));
-      fillRandom(&gradOutput, rng);
-      fillRandom(&input, rng);
-      fillRandom(&weight, rng);
-      const GradRun words = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, 1);
-      const GradRun fp32 = runCase(c, gradOutput, input, weight, LayoutKind::OffsetPadded, 1);
-      ASSERT_TRUE(words.outcome.succeeded()) << c.describe() << ": " << words.outcome.describe();
-      ASSERT_TRUE(fp32.outcome.succeeded()) << c.describe() << ": " << fp32.outcome.describe();
-      const ConvExpectation expected =
-          expectConvolutionBackward(c, gradOutput.dense(), input.dense(), weight.dense());
-      if (mask[0]) {
-        EXPECT_EQ(sameBits("gradInput", words.gradInput, fp32.gradInput), "") << c.describe();
-        EXPECT_EQ(compareOutput("gradInput", words.gradInput, expected.gradInput), "")
-            << c.describe();
-      }
-      if (mask[1]) {
-        EXPECT_EQ(sameBits("gradWeight", words.gradWeight, fp32.gradWeight), "") << c.describe();
-        EXPECT_EQ(compareOutput("gradWeight", words.gradWeight, expected.gradWeight), "")
-            << c.describe();
-      }
-      for (int threads : {2, 3}) {
-        const GradRun again =
-            runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, threads);
-        ASSERT_TRUE(again.outcome.succeeded()) << again.outcome.describe();
-        EXPECT_EQ(again.gradInput.storage(), words.gradInput.storage())
-            << c.describe() << " with " << threads << " threads";
-        EXPECT_EQ(again.gradWeight.storage(), words.gradWeight.storage())
-            << c.describe() << " with " << threads << " threads";
-      }
+      EXPECT_EQ(checkCase(c, rng), "") << c.describe();
     }
   }
 }
 
 // Depthwise layers run the plane algorithm (AVX-512) on the words.
-TEST(Words, DepthwiseGradientsMatchTheOracleAndTheFp32Paths) {
+TEST(Words, DepthwiseGradientsMatchTheOracleTheFp32PathsAndThemselves) {
   if (aclcpu::kernels::activeIsa() < aclcpu::kernels::Isa::Avx512)
     GTEST_SKIP() << "the depthwise words paths need AVX-512; this CPU (or ACLNN_CPU_ISA) runs "
                  << aclcpu::kernels::isaName(aclcpu::kernels::activeIsa());
@@ -157,28 +162,7 @@ TEST(Words, DepthwiseGradientsMatchTheOracleAndTheFp32Paths) {
     completeShapes(&c, 3, 24, 24, {3, 3}, {19, 37});
     c.gradOutputType = c.inputType = c.weightType = type;
     c.gradInputType = c.gradWeightType = c.gradBiasType = type;
-    HostTensor gradOutput(c.gradOutputType, contiguousLayout(c.gradOutputShape));
-    HostTensor input(c.inputType, contiguousLayout(c.inputShape));
-    HostTensor weight(c.weightType, contiguousLayout(c.weightShape));
-    fillRandom(&gradOutput, rng);
-    fillRandom(&input, rng);
-    fillRandom(&weight, rng);
-    const GradRun words = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, 1);
-    const GradRun fp32 = runCase(c, gradOutput, input, weight, LayoutKind::OffsetPadded, 1);
-    ASSERT_TRUE(words.outcome.succeeded()) << words.outcome.describe();
-    ASSERT_TRUE(fp32.outcome.succeeded()) << fp32.outcome.describe();
-    EXPECT_EQ(sameBits("gradInput", words.gradInput, fp32.gradInput), "");
-    EXPECT_EQ(sameBits("gradWeight", words.gradWeight, fp32.gradWeight), "");
-    const ConvExpectation expected =
-        expectConvolutionBackward(c, gradOutput.dense(), input.dense(), weight.dense());
-    EXPECT_EQ(compareOutput("gradInput", words.gradInput, expected.gradInput), "");
-    EXPECT_EQ(compareOutput("gradWeight", words.gradWeight, expected.gradWeight), "");
-    for (int threads : {2, 3}) {
-      const GradRun again = runCase(c, gradOutput, input, weight, LayoutKind::Contiguous, threads);
-      ASSERT_TRUE(again.outcome.succeeded()) << again.outcome.describe();
-      EXPECT_EQ(again.gradInput.storage(), words.gradInput.storage()) << threads << " threads";
-      EXPECT_EQ(again.gradWeight.storage(), words.gradWeight.storage()) << threads << " threads";
-    }
+    EXPECT_EQ(checkCase(c, rng), "") << c.describe();
   }
 }
 

@@ -14,6 +14,7 @@
 #include "kernels/conv/blocked/bf16_words_avx512_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/conv/blocked/staged_rows_inl.h"
+#include "kernels/conv/blocked/unstage_rows_avx512_inl.h"
 #include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
@@ -155,68 +156,14 @@ bool stageBf16Rows_avx512(const uint16_t* dense, ElementType type, int64_t dense
              : stageRows<Bf16Elements>(dense, denseChannels, kind, l, begin, end, staged);
 }
 
-namespace {
-
-template <bool kHalf>
-void store16(uint16_t* out, __mmask16 mask, __m512 v) {
-  if (kHalf)
-    simd::storeF16(out, mask, v);
-  else
-    simd::storeBf16(out, mask, v);
-}
-
-template <bool kHalf>
-void unstageWordRows(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
-                     uint16_t* dense, const float* bias) {
-  const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
-  int64_t lo = 0, hi = 0;
-  insideColumns(l, &lo, &hi);
-  for (int64_t row = begin; row < end; ++row) {
-    const StagedRow r = decode(l, row);
-    if (!r.inside || r.channels <= 0) continue;
-    const float* src = stagedRow(const_cast<float*>(staged), l, r);
-    uint16_t* dst = dense + denseRow(l, r);
-    float b[16] = {};
-    if (bias)
-      for (int64_t c = 0; c < r.channels; ++c) b[c] = bias[r.block * kLanes + c];
-    if (l.step[2] != 1) {
-      for (int64_t q = lo; q < hi; ++q) {
-        const int64_t i = q * l.step[2] + l.first[2];
-        for (int64_t c = 0; c < r.channels; ++c) {
-          const float v = src[q * kLanes + channelLane(l, c)];
-          store16<kHalf>(dst + c * channelStride + i, 1, _mm512_set1_ps(bias ? v + b[c] : v));
-        }
-      }
-      continue;
-    }
-    int64_t laneOf[16];
-    for (int c = 0; c < 16; ++c) laneOf[c] = channelLane(l, c);
-    for (int64_t q = lo; q < hi; q += 16) {
-      const int64_t n = hi - q < 16 ? hi - q : 16;
-      const __mmask16 mask = firstLanes(n);
-      __m512 v[16];
-#pragma GCC unroll 16
-      for (int j = 0; j < 16; ++j)
-        v[j] = j < n ? _mm512_loadu_ps(src + (q + j) * kLanes) : _mm512_setzero_ps();
-      simd::transpose16x16(v);
-      // v[lane] holds one staged lane along W: channel laneChannel(lane).
-      for (int64_t c = 0; c < r.channels; ++c) {
-        const __m512 x = v[laneOf[c]];
-        store16<kHalf>(dst + c * channelStride + q + l.first[2], mask,
-                       bias ? _mm512_add_ps(x, _mm512_set1_ps(b[c])) : x);
-      }
-    }
-  }
-}
-
-}  // namespace
-
 void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
                             uint16_t* dense, ElementType type, const float* bias) {
   if (type == ElementType::F16)
-    unstageWordRows<true>(staged, l, begin, end, dense, bias);
+    unstageRowsWith(staged, l, begin, end, dense, bias,
+                    [](uint16_t* out, __mmask16 mask, __m512 v) { simd::storeF16(out, mask, v); });
   else
-    unstageWordRows<false>(staged, l, begin, end, dense, bias);
+    unstageRowsWith(staged, l, begin, end, dense, bias,
+                    [](uint16_t* out, __mmask16 mask, __m512 v) { simd::storeBf16(out, mask, v); });
 }
 
 }  // namespace blocked

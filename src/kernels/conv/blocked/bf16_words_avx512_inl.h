@@ -8,7 +8,6 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
 
 #include "kernels/simd/half_words_avx512.h"
 
@@ -50,10 +49,16 @@ struct F32Elements {
   }
   static float value(float v) { return v; }
 };
-struct Bf16Elements {
+// kHalf: IEEE half words (VCVTPH2PS quiets signalling NaNs: harmless here,
+// any NaN is bf16Unsafe); else bf16 words.
+template <bool kHalf>
+struct WordElements {
   using Element = uint16_t;
+  static __m512 load(const uint16_t* p, __mmask16 mask) {
+    return kHalf ? simd::loadF16(p, mask) : simd::loadBf16(p, mask);
+  }
   static __m512i bits(const uint16_t* p, __mmask16 mask) {
-    return _mm512_castps_si512(simd::loadBf16(p, mask));
+    return _mm512_castps_si512(load(p, mask));
   }
   static __m512i bits(const uint16_t* p, int64_t step, __mmask16 mask) {
     // No 16-bit gather, and a 32-bit one would read past the last value.
@@ -61,28 +66,10 @@ struct Bf16Elements {
     for (int i = 0; i < 16; ++i) words[i] = (mask >> i) & 1 ? p[i * step] : uint16_t{0};
     return bits(words, mask);
   }
-  static float value(uint16_t w) {
-    const uint32_t word = static_cast<uint32_t>(w) << 16;
-    float v;
-    std::memcpy(&v, &word, sizeof v);
-    return v;
-  }
+  static float value(uint16_t w) { return _mm_cvtss_f32(_mm512_castps512_ps128(load(&w, 1))); }
 };
-// VCVTPH2PS quiets signalling NaNs: harmless here, any NaN is bf16Unsafe.
-struct F16Elements {
-  using Element = uint16_t;
-  static __m512i bits(const uint16_t* p, __mmask16 mask) {
-    return _mm512_castps_si512(simd::loadF16(p, mask));
-  }
-  static __m512i bits(const uint16_t* p, int64_t step, __mmask16 mask) {
-    alignas(32) uint16_t words[16];
-    for (int i = 0; i < 16; ++i) words[i] = (mask >> i) & 1 ? p[i * step] : uint16_t{0};
-    return bits(words, mask);
-  }
-  static float value(uint16_t w) {
-    return _mm_cvtss_f32(_mm512_castps512_ps128(simd::loadF16(&w, 1)));
-  }
-};
+using Bf16Elements = WordElements<false>;
+using F16Elements = WordElements<true>;
 
 }  // namespace
 
