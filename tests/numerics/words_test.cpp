@@ -1,8 +1,8 @@
 // The words paths of aclnnConvolutionBackward, bf16 and fp16: when
 // gradOutput (x for a transposed convolution) and gradInput are dense, the
 // gradInput pass reads and writes them as the caller's 16-bit words; when x
-// and gradOutput are, the gradWeight pass reads them so (AMX for dense
-// layers, AVX-512 for depthwise ones). Both gradients must be the float64
+// and gradOutput are, the gradWeight pass reads them so (the AMX kernels;
+// on AVX-512 the depthwise plane and blocked fp32 kernels). Both gradients must be the float64
 // oracle's, bit-identical to the fp32 paths (the same call with padded
 // views) and to themselves for 1, 2 and 3 threads, with the outputMasks that
 // compute them; bf16 subnormal operands must reach the exact path.
@@ -26,15 +26,16 @@ namespace {
 const DType kWordTypes[] = {DType::BF16, DType::F16};
 
 ConvCase wordsCase(DType type, bool transposed, int64_t xChannels, int64_t yChannels,
-                   int64_t kernel, int64_t stride, int64_t extent) {
+                   int64_t kernel, int64_t stride, int64_t extent, int groups = 1) {
   ConvCase c;
   c.transposed = transposed;
+  c.groups = groups;
   c.stride = {stride, stride};
   c.dilation = {1, 1};
   c.padding = {1, 1};
   // Normal orientation (x, y) for both; completeShapes maps a transposed
   // case onto the API's tensors.
-  c.weightShape = {yChannels, xChannels, kernel, kernel};
+  c.weightShape = {yChannels, xChannels / groups, kernel, kernel};
   completeShapes(&c, 2, xChannels, yChannels, {kernel, kernel}, {extent, extent});
   c.gradOutputType = c.inputType = c.weightType = type;
   c.gradInputType = c.gradWeightType = c.gradBiasType = type;
@@ -125,7 +126,9 @@ std::string checkCase(const ConvCase& c, Rng& rng) {
 }
 
 TEST(Words, GradientsMatchTheOracleTheFp32PathsAndThemselvesFor1To3Threads) {
-  if (!amxRuns()) GTEST_SKIP() << skipReason();
+  if (aclcpu::kernels::activeIsa() < aclcpu::kernels::Isa::Avx512)
+    GTEST_SKIP() << "the words paths need AVX-512; this CPU (or ACLNN_CPU_ISA) runs "
+                 << aclcpu::kernels::isaName(aclcpu::kernels::activeIsa());
   ThreadCountRestorer restore;
   Rng rng(0xB16D);
   std::vector<ConvCase> cases;
@@ -134,6 +137,9 @@ TEST(Words, GradientsMatchTheOracleTheFp32PathsAndThemselvesFor1To3Threads) {
     cases.push_back(wordsCase(type, false, 40, 63, 3, 2, 21));
     // Transposed: gradInput is the normal orientation's forward pass.
     cases.push_back(wordsCase(type, true, 32, 48, 3, 1, 16));
+    // Grouped (the blocked fp32 kernels): 8 and 32 channels per group.
+    cases.push_back(wordsCase(type, false, 64, 64, 3, 1, 13, 8));
+    cases.push_back(wordsCase(type, false, 64, 32, 3, 1, 12, 2));
   }
   using Mask = std::array<bool, 3>;
   for (ConvCase c : cases) {

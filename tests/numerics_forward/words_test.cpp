@@ -1,11 +1,11 @@
 // The words paths of the forward operators: a bf16 or fp16 convolution whose
 // input and output are dense reads the input and writes the output as the
-// caller's 16-bit words (no fp32 copies): on AMX for dense layers (bf16
-// pairs, or fp16 as hi/lo pairs), on AVX-512 for depthwise layers (the plane
-// kernels). Results must be the float64 oracle's, and bit-identical to the
-// fp32 path (the same problem with a padded output view, which is gathered
-// and scattered); values the tiles cannot take exactly (inf, NaN,
-// magnitudes below 2^-40) must reach the exact fp32 path, with the same bits.
+// caller's 16-bit words (no fp32 copies): the AMX kernels (bf16 pairs, or
+// fp16 as hi/lo pairs), and on AVX-512 the depthwise plane kernels and the
+// blocked fp32 kernels (grouped layers, and every layer without AMX). Results must be the float64
+// oracle's, and bit-identical to the fp32 path (the same problem with a padded output view, which
+// is gathered and scattered); values the tiles cannot take exactly (inf, NaN, magnitudes below
+// 2^-40) must reach the exact fp32 path, with the same bits.
 
 #include <gtest/gtest.h>
 
@@ -99,6 +99,11 @@ std::string compareWithFp32Path(const ForwardCase& c, ForwardTensors t, bool che
   return compareOutput("output", t.output, expected);
 }
 
+ForwardCase grouped(ForwardCase c, int64_t groups) {
+  c.groups = groups;
+  return c;
+}
+
 std::vector<ForwardCase> denseCases(DType type) {
   return {
       wordsCase(type, {2, 32, 20, 20}, {48, 32, 3, 3}, {2, 48, 20, 20}, 1, 1, false),
@@ -107,17 +112,20 @@ std::vector<ForwardCase> denseCases(DType type) {
       wordsCase(type, {2, 64, 21, 21}, {24, 64, 3, 3}, {2, 24, 11, 11}, 2, 1, false),
       // Transposed: (10 - 1) * 2 - 2 + 4 = 20.
       wordsCase(type, {2, 32, 10, 10}, {32, 24, 4, 4}, {2, 24, 20, 20}, 2, 1, true),
+      // Grouped: 8 channels per group (interleaved lanes), 32 per group.
+      grouped(wordsCase(type, {2, 64, 13, 17}, {64, 8, 3, 3}, {2, 64, 13, 17}, 1, 1, false), 8),
+      grouped(wordsCase(type, {2, 64, 12, 12}, {32, 32, 3, 3}, {2, 32, 12, 12}, 1, 1, false), 2),
   };
 }
 
 TEST(Words, DenseForwardMatchesTheOracleAndTheFp32PathBitForBit) {
-  if (!runs(Isa::Amx)) GTEST_SKIP() << skipReason("dense", "AMX");
+  if (!runs(Isa::Avx512)) GTEST_SKIP() << skipReason("dense", "AVX-512");
   Rng rng(0xB16B16);
   for (DType type : kWordTypes) {
     std::vector<ForwardCase> cases = denseCases(type);
     // Pointwise: the bf16 tiles take it only on words (the fp32 path runs a
-    // GEMM, whose sums are in another order).
-    if (type == DType::BF16)
+    // GEMM, whose sums are in another order); without AMX both run the GEMM.
+    if (type == DType::BF16 && runs(Isa::Amx))
       cases.push_back(
           wordsCase(type, {2, 64, 14, 18}, {48, 64, 1, 1}, {2, 48, 14, 18}, 1, 0, false));
     for (ForwardCase c : cases) {

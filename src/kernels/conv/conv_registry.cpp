@@ -66,6 +66,22 @@ bool planeBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint1
   return true;
 }
 
+bool blockedForwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                         uint16_t* y, void* scratch) {
+  blocked::forwardWords(s, x, w, y, scratch, bias);
+  return true;
+}
+bool blockedBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
+                              const float* bias, uint16_t* dx, void* scratch) {
+  blocked::backwardDataWords(s, dy, w, dx, scratch, bias);
+  return true;
+}
+bool blockedBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy,
+                                float* dw, void* scratch) {
+  blocked::backwardWeightWords(s, x, dy, dw, scratch);
+  return true;
+}
+
 // The words runs (conv_registry.h): the words are the operand values.
 bool wordsAreOperands(const ConvShape& s) {
   return (s.io == ElementType::BF16 && s.operands == OperandValues::BF16) ||
@@ -165,10 +181,10 @@ const ConvAlgorithm kAlgorithms[] = {
    noScratch, planeForwardRun, planeForwardBias, wordsAreOperands, planeForwardWords},
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
-   blockedForwardBias<Isa::Avx512>},
+   blockedForwardBias<Isa::Avx512>, wordsAreOperands, blockedForwardWords},
   {"f32_conv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Dense>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
-   blockedForwardBias<Isa::Avx512>},
+   blockedForwardBias<Isa::Avx512>, wordsAreOperands, blockedForwardWords},
   {"f32_dwconv_fwd_direct_nc16_avx2", kF, Isa::Avx2, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx2>,
    blockedForwardBias<Isa::Avx2>},
@@ -189,10 +205,10 @@ const ConvAlgorithm kAlgorithms[] = {
    noScratch, planeBackwardDataRun, planeBackwardDataBias, wordsAreOperands, planeBackwardDataWords},
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
-   blockedBackwardDataBias<Isa::Avx512>},
+   blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords},
   {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
-   blockedBackwardDataBias<Isa::Avx512>},
+   blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords},
   {"f32_dwconv_bwdd_direct_nc16_avx2", kD, Isa::Avx2, blockedBackwardData<Channels::Depthwise>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx2>,
    blockedBackwardDataBias<Isa::Avx2>},
@@ -214,9 +230,11 @@ const ConvAlgorithm kAlgorithms[] = {
    noScratch, planeBackwardWeightRun, nullptr, wordsAreOperands, nullptr, planeBackwardWeightWords},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
-   blockedBackwardWeightRun<Isa::Avx512>},
+   blockedBackwardWeightRun<Isa::Avx512>, nullptr, wordsAreOperands, nullptr,
+   blockedBackwardWeightWords},
   {"f32_conv_bwdw_direct_nc16_avx512", kW, Isa::Avx512, blockedBackwardWeight<Channels::Dense>,
-   blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx512>},
+   blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx512>, nullptr,
+   wordsAreOperands, nullptr, blockedBackwardWeightWords},
   {"f32_dwconv_bwdw_direct_nc16_avx2", kW, Isa::Avx2, blockedBackwardWeight<Channels::Depthwise>,
    blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx2>},
   {"f32_conv_bwdw_direct_nc16_avx2", kW, Isa::Avx2, blockedBackwardWeight<Channels::Dense>,

@@ -14,8 +14,6 @@
 #include "kernels/conv/blocked/bf16_words_avx512_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/conv/blocked/staged_rows_inl.h"
-#include "kernels/conv/blocked/unstage_rows_avx512_inl.h"
-#include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
@@ -154,16 +152,6 @@ bool stageBf16Rows_avx512(const uint16_t* dense, ElementType type, int64_t dense
   return type == ElementType::F16
              ? stageRows<F16Elements>(dense, denseChannels, kind, l, begin, end, staged)
              : stageRows<Bf16Elements>(dense, denseChannels, kind, l, begin, end, staged);
-}
-
-void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
-                            uint16_t* dense, ElementType type, const float* bias) {
-  if (type == ElementType::F16)
-    unstageRowsWith(staged, l, begin, end, dense, bias,
-                    [](uint16_t* out, __mmask16 mask, __m512 v) { simd::storeF16(out, mask, v); });
-  else
-    unstageRowsWith(staged, l, begin, end, dense, bias,
-                    [](uint16_t* out, __mmask16 mask, __m512 v) { simd::storeBf16(out, mask, v); });
 }
 
 }  // namespace blocked

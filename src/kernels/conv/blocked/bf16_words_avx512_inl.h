@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kernels/simd/half_words_avx512.h"
+#include "kernels/conv/blocked/element_loads_avx512_inl.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -31,47 +31,6 @@ static inline __mmask16 unsafeLanes(__m512i v) {
   return special | tiny;
 }
 
-// The element kinds the staging reads, as the fp32 bit patterns of 16
-// values (lanes off `mask` 0): consecutive, or `step` elements apart; and
-// one value as fp32. F32: fp32 data; Bf16 and F16: the caller's words. In
-// an unnamed namespace, the counterpart of `static` for the functions above.
-namespace {
-
-struct F32Elements {
-  using Element = float;
-  static __m512i bits(const float* p, __mmask16 mask) {
-    return _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, p));
-  }
-  static __m512i bits(const float* p, int64_t step, __mmask16 mask) {
-    const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512i index = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(static_cast<int>(step)));
-    return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mask, index, p, 4);
-  }
-  static float value(float v) { return v; }
-};
-// kHalf: IEEE half words (VCVTPH2PS quiets signalling NaNs: harmless here,
-// any NaN is bf16Unsafe); else bf16 words.
-template <bool kHalf>
-struct WordElements {
-  using Element = uint16_t;
-  static __m512 load(const uint16_t* p, __mmask16 mask) {
-    return kHalf ? simd::loadF16(p, mask) : simd::loadBf16(p, mask);
-  }
-  static __m512i bits(const uint16_t* p, __mmask16 mask) {
-    return _mm512_castps_si512(load(p, mask));
-  }
-  static __m512i bits(const uint16_t* p, int64_t step, __mmask16 mask) {
-    // No 16-bit gather, and a 32-bit one would read past the last value.
-    alignas(32) uint16_t words[16];
-    for (int i = 0; i < 16; ++i) words[i] = (mask >> i) & 1 ? p[i * step] : uint16_t{0};
-    return bits(words, mask);
-  }
-  static float value(uint16_t w) { return _mm_cvtss_f32(_mm512_castps512_ps128(load(&w, 1))); }
-};
-using Bf16Elements = WordElements<false>;
-using F16Elements = WordElements<true>;
-
-}  // namespace
 
 static inline __m512i highHalves() { return _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)); }
 

@@ -18,7 +18,6 @@
 #include "kernels/conv/blocked/blocked_staging.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/conv_registry.h"
-#include "kernels/convert/convert.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -211,26 +210,6 @@ struct PassIo {
   float* out = nullptr;
   uint16_t* outWords = nullptr;
 };
-
-// unstage (blocked_staging.h) into a dense tensor of 16-bit words of `io`.
-void unstageWords(const float* staged, const StagedLayout& l, int64_t firstImage, int64_t images,
-                  uint16_t* dense, ElementType io, const float* bias) {
-  const int64_t plane = l.source[0] * l.source[1] * l.source[2];
-  uint16_t* dst = dense + firstImage * l.channels * plane;
-  if (l.step[0] != 1 || l.step[1] != 1 || l.step[2] != 1) {
-    // Positions of reduced strided dims that no staged row maps to.
-    parallelFor(images * l.channels, [&](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row)
-        std::fill(dst + row * plane, dst + (row + 1) * plane,
-                  !bias                    ? uint16_t{0}
-                  : io == ElementType::F16 ? floatToHalf(bias[row % l.channels])
-                                           : floatToBf16(bias[row % l.channels]));
-    });
-  }
-  parallelFor(images * rowsPerImage(l), [&](int64_t begin, int64_t end) {
-    unstageBf16Rows_avx512(staged, l, begin, end, dst, io, bias);
-  });
-}
 
 template <typename T>
 T* region(void* scratch, uint64_t offset) {

@@ -85,11 +85,6 @@ bool stageBf16Rows_avx512(const uint16_t* dense, ElementType type, int64_t dense
                           PairKind kind, const StagedLayout& l, int64_t begin, int64_t end,
                           uint32_t* staged);
 
-// unstageRows_avx512 (blocked_kernels.h) into a dense tensor of 16-bit
-// words of `type` (BF16 or F16): each result (plus its channel's bias)
-// rounded to that type once, nearest even.
-void unstageBf16Rows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
-                            uint16_t* dense, ElementType type, const float* bias);
 
 // Staging for the weight gradient. x: for each (image, channel) and each
 // stride residue r (r[d] in [0, step[d]), row-major), a padded plane volume

@@ -175,8 +175,30 @@ void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& 
   });
 }
 
+// Staging and unstaging from fp32 buffers, or from the caller's words of
+// type shape.io (AVX-512 only).
+void stageFrom(const BlockedKernels& k, const ConvShape&, const float* dense, const StagedLayout& l,
+               int64_t firstImage, int64_t images, float* staged) {
+  stage(k, dense, l, firstImage, images, staged);
+}
+void stageFrom(const BlockedKernels&, const ConvShape& s, const uint16_t* dense,
+               const StagedLayout& l, int64_t firstImage, int64_t images, float* staged) {
+  stageWords(dense, s.io, l, firstImage, images, staged);
+}
+void unstageTo(const BlockedKernels& k, const ConvShape&, const float* staged,
+               const StagedLayout& l, int64_t firstImage, int64_t images, float* dense,
+               const float* bias) {
+  unstage(k, staged, l, firstImage, images, dense, bias);
+}
+void unstageTo(const BlockedKernels&, const ConvShape& s, const float* staged,
+               const StagedLayout& l, int64_t firstImage, int64_t images, uint16_t* dense,
+               const float* bias) {
+  unstageWords(staged, l, firstImage, images, dense, s.io, bias);
+}
+
+template <typename Element>
 void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kind,
-                const float* input, const float* w, float* output, void* scratch,
+                const Element* input, const float* w, Element* output, void* scratch,
                 const float* bias) {
   RowPassPlan p;
   planRowPass(shape, kind, &p);
@@ -191,9 +213,9 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
   packRowWeights(p, table, weightsOf(shape, w), packed);
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
-    stage(k, input, p.in, image0, images, in);
+    stageFrom(k, shape, input, p.in, image0, images, in);
     runRowItems(k, p, table, in, packed, images, out);
-    unstage(k, out, p.out, image0, images, output, bias);
+    unstageTo(k, shape, out, p.out, image0, images, output, bias);
   }
 }
 
@@ -247,9 +269,11 @@ void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float*
   runRowPass(kernelsFor(isa), shape, RowPassKind::BackwardData, dy, w, dx, scratch, bias);
 }
 
-void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
-                    void* scratch) {
-  const BlockedKernels& k = kernelsFor(isa);
+namespace {
+
+template <typename Element>
+void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Element* x,
+                   const Element* dy, float* dw, void* scratch) {
   WeightPassPlan p;
   planWeightPass(shape, &p);
   float* xs = region<float>(scratch, p.xOffset);
@@ -261,8 +285,8 @@ void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float
   const int64_t tapFloats = b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
-    stage(k, x, p.x, image0, images, xs);
-    stage(k, dy, p.dy, image0, images, dys);
+    stageFrom(k, shape, x, p.x, image0, images, xs);
+    stageFrom(k, shape, dy, p.dy, image0, images, dys);
     const int64_t groupBegin = image0 * rowsPerImage;
     const int64_t groupEnd = (image0 + images) * rowsPerImage;
     // An item is (chunk, output block): each row block of the chunk is read
@@ -361,6 +385,26 @@ void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float
       }
     }
   });
+}
+
+}  // namespace
+
+void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
+                    void* scratch) {
+  runWeightPass(kernelsFor(isa), shape, x, dy, dw, scratch);
+}
+
+void forwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+                  void* scratch, const float* bias) {
+  runRowPass(kAvx512Kernels, shape, RowPassKind::Forward, x, w, y, scratch, bias);
+}
+void backwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
+                       void* scratch, const float* bias) {
+  runRowPass(kAvx512Kernels, shape, RowPassKind::BackwardData, dy, w, dx, scratch, bias);
+}
+void backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch) {
+  runWeightPass(kAvx512Kernels, shape, x, dy, dw, scratch);
 }
 
 }  // namespace blocked

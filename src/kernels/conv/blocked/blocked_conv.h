@@ -33,6 +33,18 @@ void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float*
 void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch);
 
+// The AVX-512 passes on the caller's dense 16-bit tensors of type shape.io
+// (conv_passes.h, *Words): staged as fp32, products exact in fp32 for bf16
+// and half values, so the bits are those of the fp32 passes on the same
+// values (followed by the one rounding to shape.io of y and dx), for any
+// value.
+void forwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+                  void* scratch, const float* bias);
+void backwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
+                       void* scratch, const float* bias);
+void backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch);
+
 }  // namespace blocked
 }  // namespace kernels
 }  // namespace aclcpu

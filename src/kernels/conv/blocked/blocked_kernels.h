@@ -93,6 +93,13 @@ void stageRows_avx512(const float* dense, const StagedLayout& layout, int64_t be
 // pass). Dense elements no staged position maps to are left alone.
 void unstageRows_avx512(const float* staged, const StagedLayout& layout, int64_t begin, int64_t end,
                         float* dense, const float* bias);
+// The same two on dense tensors of 16-bit words of `type` (BF16 or F16; the
+// caller's tensors): staged as fp32, each result (plus bias) rounded to
+// `type` once, nearest even.
+void stageWordRows_avx512(const uint16_t* dense, ElementType type, const StagedLayout& layout,
+                          int64_t begin, int64_t end, float* staged);
+void unstageWordRows_avx512(const float* staged, const StagedLayout& layout, int64_t begin,
+                            int64_t end, uint16_t* dense, ElementType type, const float* bias);
 void stageRows_avx2(const float* dense, const StagedLayout& layout, int64_t begin, int64_t end,
                     float* staged);
 void unstageRows_avx2(const float* staged, const StagedLayout& layout, int64_t begin, int64_t end,

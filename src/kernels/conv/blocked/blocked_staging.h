@@ -27,6 +27,14 @@ void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, i
 void unstage(const BlockedKernels& k, const float* staged, const StagedLayout& l,
              int64_t firstImage, int64_t images, float* dense, const float* bias = nullptr);
 
+// The same two on the caller's dense tensors of 16-bit words of `type`
+// (BF16 or F16), AVX-512 only: staged as fp32; each result (plus bias)
+// rounded to `type` once, nearest even.
+void stageWords(const uint16_t* dense, ElementType type, const StagedLayout& l, int64_t firstImage,
+                int64_t images, float* staged);
+void unstageWords(const float* staged, const StagedLayout& l, int64_t firstImage, int64_t images,
+                  uint16_t* dense, ElementType type, const float* bias = nullptr);
+
 }  // namespace blocked
 }  // namespace kernels
 }  // namespace aclcpu

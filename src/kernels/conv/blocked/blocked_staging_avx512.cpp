@@ -15,8 +15,10 @@
 #include <cstring>
 
 #include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/conv/blocked/element_loads_avx512_inl.h"
 #include "kernels/conv/blocked/staged_rows_inl.h"
 #include "kernels/conv/blocked/unstage_rows_avx512_inl.h"
+#include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
@@ -29,10 +31,9 @@ __mmask16 firstLanes(int64_t count) {
                      : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
 }
 
-}  // namespace
-
-void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, int64_t end,
-                      float* staged) {
+template <typename E>
+void stageRowsFrom(const typename E::Element* dense, const StagedLayout& l, int64_t begin,
+                   int64_t end, float* staged) {
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
   int64_t lo = 0, hi = 0;  // the same for every row of the layout
   insideColumns(l, &lo, &hi);
@@ -40,13 +41,13 @@ void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, 
     const StagedRow r = decode(l, row);
     float* dst = stagedRow(staged, l, r);
     if (!zeroOutsideColumns(l, r, lo, hi, dst)) continue;
-    const float* src = dense + denseRow(l, r);
+    const typename E::Element* src = dense + denseRow(l, r);
     if (l.step[2] != 1) {
       for (int64_t q = lo; q < hi; ++q) {
         const int64_t i = q * l.step[2] + l.first[2];
         for (int64_t lane = 0; lane < kLanes; ++lane) {
           const int64_t c = laneChannel(l, lane);
-          dst[q * kLanes + lane] = c < r.channels ? src[c * channelStride + i] : 0.0f;
+          dst[q * kLanes + lane] = c < r.channels ? E::value(src[c * channelStride + i]) : 0.0f;
         }
       }
       continue;
@@ -60,9 +61,8 @@ void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, 
 #pragma GCC unroll 16
       for (int lane = 0; lane < 16; ++lane) {
         const int64_t c = channelOf[lane];
-        v[lane] = c < r.channels
-                      ? _mm512_maskz_loadu_ps(mask, src + c * channelStride + q + l.first[2])
-                      : _mm512_setzero_ps();
+        v[lane] = c < r.channels ? E::load(src + c * channelStride + q + l.first[2], mask)
+                                 : _mm512_setzero_ps();
       }
       simd::transpose16x16(v);
       simd::storeRows16(dst + q * kLanes, kLanes, v, n);
@@ -70,11 +70,35 @@ void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, 
   }
 }
 
+}  // namespace
+
+void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, int64_t end,
+                      float* staged) {
+  stageRowsFrom<F32Elements>(dense, l, begin, end, staged);
+}
+void stageWordRows_avx512(const uint16_t* dense, ElementType type, const StagedLayout& l,
+                          int64_t begin, int64_t end, float* staged) {
+  if (type == ElementType::F16)
+    stageRowsFrom<F16Elements>(dense, l, begin, end, staged);
+  else
+    stageRowsFrom<Bf16Elements>(dense, l, begin, end, staged);
+}
+
 void unstageRows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
                         float* dense, const float* bias) {
   unstageRowsWith(staged, l, begin, end, dense, bias, [](float* out, __mmask16 mask, __m512 v) {
     _mm512_mask_storeu_ps(out, mask, v);
   });
+}
+
+void unstageWordRows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
+                            uint16_t* dense, ElementType type, const float* bias) {
+  if (type == ElementType::F16)
+    unstageRowsWith(staged, l, begin, end, dense, bias,
+                    [](uint16_t* out, __mmask16 mask, __m512 v) { simd::storeF16(out, mask, v); });
+  else
+    unstageRowsWith(staged, l, begin, end, dense, bias,
+                    [](uint16_t* out, __mmask16 mask, __m512 v) { simd::storeBf16(out, mask, v); });
 }
 
 }  // namespace blocked

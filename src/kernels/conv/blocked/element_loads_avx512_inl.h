@@ -1,0 +1,62 @@
+#pragma once
+// The element kinds the AVX-512 staging files read: fp32 data, or the
+// caller's bf16 or half words, each widened to fp32. For files compiled with
+// AVX-512 only.
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "kernels/simd/half_words_avx512.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace blocked {
+
+// load: 16 consecutive values as fp32 (lanes off `mask` 0); bits: their
+// fp32 bit patterns, consecutive or `step` elements apart; value: one value
+// as fp32. In an unnamed namespace, the counterpart of `static` in the
+// other headers.
+namespace {
+
+struct F32Elements {
+  using Element = float;
+  static __m512 load(const float* p, __mmask16 mask) { return _mm512_maskz_loadu_ps(mask, p); }
+  static __m512i bits(const float* p, __mmask16 mask) {
+    return _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, p));
+  }
+  static __m512i bits(const float* p, int64_t step, __mmask16 mask) {
+    const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i index = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(static_cast<int>(step)));
+    return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mask, index, p, 4);
+  }
+  static float value(float v) { return v; }
+};
+// kHalf: IEEE half words, else bf16 words. VCVTPH2PS quiets a signalling
+// NaN: the bf16 kernels send any NaN to the exact path, and the fp32
+// kernels' products quiet it anyway, with the same payload.
+template <bool kHalf>
+struct WordElements {
+  using Element = uint16_t;
+  static __m512 load(const uint16_t* p, __mmask16 mask) {
+    return kHalf ? simd::loadF16(p, mask) : simd::loadBf16(p, mask);
+  }
+  static __m512i bits(const uint16_t* p, __mmask16 mask) {
+    return _mm512_castps_si512(load(p, mask));
+  }
+  static __m512i bits(const uint16_t* p, int64_t step, __mmask16 mask) {
+    // No 16-bit gather, and a 32-bit one would read past the last value.
+    alignas(32) uint16_t words[16];
+    for (int i = 0; i < 16; ++i) words[i] = (mask >> i) & 1 ? p[i * step] : uint16_t{0};
+    return bits(words, mask);
+  }
+  static float value(uint16_t w) { return _mm_cvtss_f32(_mm512_castps512_ps128(load(&w, 1))); }
+};
+using Bf16Elements = WordElements<false>;
+using F16Elements = WordElements<true>;
+
+}  // namespace
+
+}  // namespace blocked
+}  // namespace kernels
+}  // namespace aclcpu
