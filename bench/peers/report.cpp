@@ -306,8 +306,10 @@ void printReport(const RunOptions& o, const MachineInfo& m,
   printLegend(o, o.markdown);
   if (anySweep(o, [](const Sweep& s) { return isLowPrecision(s.precision); }))
     std::printf(
-        "%sour kernel names are the kernel layer's selection for the fp32 operands every "
-        "precision is converted to (the registry takes no element type yet)\n",
+        "%sour kernel names are the kernel layer's selection for the row's operand values; "
+        "bf16 and fp16 rows (dense tensors) run them on the caller's 16-bit words where the "
+        "algorithm has a words run (AMX, depthwise planes, blocked AVX-512), else on fp32 "
+        "copies\n",
         o.markdown ? "- " : "  ");
 }
 
