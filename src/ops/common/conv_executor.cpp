@@ -66,8 +66,8 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
       if (!role.present) return nullptr;
       return stageOperand(view(role), inPlace, p.operandRounding, ws, offset);
     };
-    // x and dy are staged when a pass first needs them: a gradInput pass on
-    // bf16 words needs no fp32 copy of its operand.
+    // x and dy are staged when a pass first needs them: a pass on 16-bit
+    // words needs no fp32 copy of its operands.
     const float* w = operand(p.w, plan_.inPlace.w, plan_.w);
     const float* x = nullptr;
     const float* dy = nullptr;

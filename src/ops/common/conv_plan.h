@@ -32,10 +32,11 @@ struct ConvWorkspacePlan {
   int64_t biasChannels = 0;
   InPlaceOperands inPlace;
   // gradInput's pass reads its operand (dy, or x when it is a forward pass)
-  // and writes gradInput as bf16 words when gradInput shares no byte with an
-  // input (else the fp32 regions above are used).
+  // and writes gradInput as 16-bit words (of type problem.shape.io) when
+  // gradInput shares no byte with an input (else the fp32 regions above are
+  // used).
   bool gradInputOnWords = false;
-  // gradWeight's pass reads x and dy as bf16 words.
+  // gradWeight's pass reads x and dy as 16-bit words.
   bool gradWeightOnWords = false;
   uint64_t totalBytes = 0;
 };

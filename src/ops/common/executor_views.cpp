@@ -52,12 +52,11 @@ float* directResultTarget(const kernels::View5& target, bool needsRounding, cons
 
 namespace {
 
-// The rounding to a 16-bit type, and whether `r` leaves its values alone.
-kernels::Rounding roundingTo(kernels::ElementType io) {
-  return io == kernels::ElementType::F16 ? kernels::Rounding::F16 : kernels::Rounding::BF16;
-}
+// Whether rounding `r` leaves the values of 16-bit type `io` alone.
 bool keepsValuesOf(kernels::Rounding r, kernels::ElementType io) {
-  return r == kernels::Rounding::None || r == roundingTo(io);
+  const kernels::Rounding own =
+      io == kernels::ElementType::F16 ? kernels::Rounding::F16 : kernels::Rounding::BF16;
+  return r == kernels::Rounding::None || r == own;
 }
 bool isHalfWords(kernels::ElementType t) {
   return t == kernels::ElementType::BF16 || t == kernels::ElementType::F16;
