@@ -49,7 +49,8 @@ void planeBackwardDataBias(const ConvShape& s, const float* dy, const float* w, 
 void planeBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw, void*) {
   depthwise_plane::backwardWeight(s, x, dy, dw);
 }
-// fp32 products of bf16 values are exact: the words runs take any value.
+// fp32 products of bf16 and half values are exact: these words runs take
+// any value.
 bool planeForwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
                        uint16_t* y, void*) {
   depthwise_plane::forwardWords(s, x, w, bias, y);

@@ -85,7 +85,6 @@ bool stageBf16Rows_avx512(const uint16_t* dense, ElementType type, int64_t dense
                           PairKind kind, const StagedLayout& l, int64_t begin, int64_t end,
                           uint32_t* staged);
 
-
 // Staging for the weight gradient. x: for each (image, channel) and each
 // stride residue r (r[d] in [0, step[d]), row-major), a padded plane volume
 // of `size` positions holding source index q[d] * step[d] + r[d] + first[d]
