@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "kernels/conv/conv_passes.h"
 #include "kernels/cpu/cpu_info.h"
 #include "numerics_forward/forward_case.h"
@@ -78,7 +79,8 @@ bool takesWords(const ForwardCase& c) {
 
 // Runs `c` on `t` and on a copy whose output is a padded view; "" when both
 // succeed with the same output bits (unless the fp32 path runs another
-// algorithm: `sameBits` false) and the dense run is the oracle's.
+// algorithm: `sameBits` false), the dense run has the same bytes with 2 and
+// 3 threads and is the oracle's.
 std::string compareWithFp32Path(const ForwardCase& c, ForwardTensors t, bool checkOracle,
                                 bool sameBits = true) {
   ForwardTensors padded = t;
@@ -93,7 +95,19 @@ std::string compareWithFp32Path(const ForwardCase& c, ForwardTensors t, bool che
     if (t.output.bitsAt(i) != padded.output.bitsAt(i))
       return c.describe() + ": element " + std::to_string(i) + " differs between the paths";
   std::string damage = t.output.outOfViewDamage();
-  if (!damage.empty() || !checkOracle) return damage;
+  if (!damage.empty()) return damage;
+  for (int threads : {2, 3}) {
+    ForwardTensors again = t;
+    again.output = HostTensor(c.outputType, contiguousLayout(c.outputShape));
+    RunOptions options;
+    options.computeThreads = threads;
+    const OpOutcome outcome = runForward(c, &again, options);
+    aclcpu::setComputeThreadCount(0);
+    if (!outcome.succeeded()) return outcome.describe();
+    if (again.output.storage() != t.output.storage())
+      return c.describe() + ": different bytes with " + std::to_string(threads) + " threads";
+  }
+  if (!checkOracle) return "";
   const ElementBounds expected =
       expectForward(c, t.input.dense(), t.weight.dense(), t.bias.dense());
   return compareOutput("output", t.output, expected);
