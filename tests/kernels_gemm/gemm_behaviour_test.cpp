@@ -235,6 +235,63 @@ TEST(GemmDeterminism, TinyBlocksAcrossThreadCounts) {
   }
 }
 
+// The row bias is added after each element's whole sum: the bits of the
+// same GEMM plus the bias added afterwards, on every ISA, with several K
+// blocks (kc 9), ragged edge tiles, accumulation into C and 1 or 2 threads;
+// columns past N stay untouched.
+TEST(GemmRowBias, EqualsTheBiasAddedAfterTheSum) {
+  ThreadCountGuard restore;
+  struct RestoreBlocks {
+    ~RestoreBlocks() { aclcpu::kernels::overrideGemmBlockingForTesting(0, 0, 0); }
+  } restoreBlocks;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (GemmIsa isa : supportedIsas()) {
+    ForcedIsa forced(isa);
+    ASSERT_TRUE(forced.ok());
+    for (int64_t kc : {0, 9}) {
+      ASSERT_TRUE(aclcpu::kernels::overrideGemmBlockingForTesting(kc, 0, 0));
+      for (bool accumulate : {false, true}) {
+        for (int threads : {1, 2}) {
+          aclcpu::setComputeThreadCount(threads);
+          const int64_t M = 37, N = 101, K = 50;
+          Operand a(M, K, Layout::RowMajor);
+          Operand b(K, N, Layout::RowMajor);
+          a.fill([&] { return dist(rng); });
+          b.fill([&] { return dist(rng); });
+          std::vector<float> bias(M);
+          for (float& v : bias) v = dist(rng);
+          OutputMatrix plain(M, N), biased(M, N);
+          for (size_t i = 0; i < plain.data.size(); ++i) plain.data[i] = biased.data[i] = dist(rng);
+          Scratch scratch;
+          sgemm(M, N, K, a.view(), b.view(), plain.data.data(), plain.ldc, accumulate,
+                scratch.get());
+          sgemm(M, N, K, a.view(), b.view(), biased.data.data(), biased.ldc, accumulate,
+                scratch.get(), bias.data());
+          ASSERT_TRUE(scratch.guardIntact());
+          for (int64_t i = 0; i < M; ++i) {
+            for (int64_t j = 0; j < plain.ldc; ++j) {
+              const float expected = plain.data[i * plain.ldc + j] + (j < N ? bias[i] : 0.0f);
+              const float got = biased.data[i * biased.ldc + j];
+              ASSERT_EQ(0, std::memcmp(&expected, &got, sizeof got))
+                  << "row " << i << " column " << j << " kc " << kc << " accumulate " << accumulate
+                  << " threads " << threads;
+            }
+          }
+        }
+      }
+    }
+  }
+  // An empty reduction: C = 0 + bias.
+  std::vector<float> c(2 * 3, 9.0f);
+  const float bias[] = {1.5f, -2.0f};
+  const float dummy = 1.0f;
+  Scratch scratch;
+  sgemm(2, 3, 0, MatrixView{&dummy, 0, 0}, MatrixView{&dummy, 0, 0}, c.data(), 3, false,
+        scratch.get(), bias);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(c[i], bias[i / 3]);
+}
+
 TEST(GemmDispatch, ForcingAnIsaChangesTheKernelName) {
   const std::string automatic = aclcpu::kernels::gemmKernelName();
   EXPECT_FALSE(automatic.empty());

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/thread_pool.h"
+
 namespace aclcpu {
 namespace kernels {
 namespace conv_detail {
@@ -55,6 +57,17 @@ ColumnTiling planColumns(const ConvGeometry& geometry) {
 
 bool useDirectLoops(const ConvShape& shape, const ConvGeometry& geometry) {
   return shape.groups > 1 && geometry.cinPerGroup * geometry.coutPerGroup <= 64;
+}
+
+void addChannelBias(float* rows, int64_t count, int64_t length, int64_t channels,
+                    const float* bias) {
+  parallelFor(count, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const float value = bias[r % channels];
+      float* values = rows + r * length;
+      for (int64_t i = 0; i < length; ++i) values[i] += value;
+    }
+  });
 }
 
 }  // namespace conv_detail

@@ -54,6 +54,12 @@ ColumnTiling planColumns(const ConvGeometry& geometry);
 // small grouped convolutions) run as direct loops parallel over channels.
 bool useDirectLoops(const ConvShape& shape, const ConvGeometry& geometry);
 
+// rows[r * length + i] += bias[r % channels] for r < count, i < length, on
+// the shared pool: a pass's bias added after its sums, for the algorithms
+// that cannot add it as they store.
+void addChannelBias(float* rows, int64_t count, int64_t length, int64_t channels,
+                    const float* bias);
+
 }  // namespace conv_detail
 }  // namespace kernels
 }  // namespace aclcpu

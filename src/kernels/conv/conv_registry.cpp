@@ -1,7 +1,5 @@
 #include "kernels/conv/conv_registry.h"
 
-#include "common/thread_pool.h"
-
 #include "kernels/conv/blocked/blocked_bf16_conv.h"
 #include "kernels/conv/blocked/blocked_conv.h"
 #include "kernels/conv/conv_geometry.h"
@@ -30,6 +28,22 @@ void smallGroupBackwardData(const ConvShape& s, const float* dy, const float* w,
 void smallGroupBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
                               void*) {
   conv_detail::directBackwardWeight(s, conv_detail::describe(s), x, dy, dw);
+}
+
+void im2colForward(const ConvShape& s, const float* x, const float* w, float* y, void* scratch) {
+  im2col_gemm::forward(s, x, w, y, scratch);
+}
+void im2colForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                       float* y, void* scratch) {
+  im2col_gemm::forward(s, x, w, y, scratch, bias);
+}
+void im2colBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx,
+                        void* scratch) {
+  im2col_gemm::backwardData(s, dy, w, dx, scratch);
+}
+void im2colBackwardDataBias(const ConvShape& s, const float* dy, const float* w, const float* bias,
+                            float* dx, void* scratch) {
+  im2col_gemm::backwardData(s, dy, w, dx, scratch, bias);
 }
 
 void planeForwardRun(const ConvShape& s, const float* x, const float* w, float* y, void*) {
@@ -194,7 +208,7 @@ const ConvAlgorithm kAlgorithms[] = {
    blockedForwardBias<Isa::Avx2>},
   {"f32_conv_fwd_small_group_direct", kF, Isa::Scalar, smallGroups, noScratch, smallGroupForward},
   {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::scratchBytes,
-   im2col_gemm::forward},
+   im2colForward, im2colForwardBias},
 
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
    blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias,
@@ -219,7 +233,7 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_bwdd_small_group_direct", kD, Isa::Scalar, smallGroups, noScratch,
    smallGroupBackwardData},
   {"f32_conv_bwdd_col2im_gemm", kD, Isa::Scalar, always, im2col_gemm::scratchBytes,
-   im2col_gemm::backwardData},
+   im2colBackwardData, im2colBackwardDataBias},
 
   {"bf16_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<true>,
    blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight, nullptr,
@@ -272,14 +286,8 @@ void runConvAlgorithm(const ConvAlgorithm& algorithm, const ConvShape& s, const 
   const bool data = algorithm.pass == ConvPass::BackwardData;
   const int64_t channels = data ? s.inChannels : s.outChannels;
   const int64_t* extent = data ? s.in : s.out;
-  const int64_t spatial = extent[0] * extent[1] * extent[2];
-  parallelFor(s.batch * channels, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const float value = bias[row % channels];
-      float* values = out + row * spatial;
-      for (int64_t i = 0; i < spatial; ++i) values[i] += value;
-    }
-  });
+  conv_detail::addChannelBias(out, s.batch * channels, extent[0] * extent[1] * extent[2], channels,
+                              bias);
 }
 
 int convAlgorithmCount() { return kCount; }

@@ -90,7 +90,16 @@ struct Problem {
   float* C;
   int64_t ldc;
   bool accumulate;
+  const float* rowBias;  // indexed by C's row; may be null
 };
+
+void addRowBias(const float* bias, float* c, int64_t ldc, int64_t rows, int64_t cols) {
+  for (int64_t i = 0; i < rows; ++i) {
+    float* row = c + i * ldc;
+    const float value = bias[i];
+    for (int64_t j = 0; j < cols; ++j) row[j] += value;
+  }
+}
 
 // A ragged tile: compute the full tile into a temporary with the same kernel,
 // then apply exactly the same final step (store or add) to the valid part.
@@ -120,6 +129,7 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
     for (int64_t pc = 0; pc < p.K; pc += kStep) {
       const int64_t kb = std::min(kStep, p.K - pc);
       const bool addToC = p.accumulate || pc > 0;
+      const bool lastBlock = pc + kb == p.K;
       gemm_detail::packB(p.B, pc, jc, kb, nb, k.nr, k.pack, packedB);
       for (int64_t ic = m0; ic < m1; ic += k.mc) {
         const int64_t mb = std::min(k.mc, m1 - ic);
@@ -136,6 +146,7 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
             } else {
               edgeTile(k, kb, pa, pb, c, p.ldc, rows, cols, addToC, tile);
             }
+            if (lastBlock && p.rowBias) addRowBias(p.rowBias + ic + ir, c, p.ldc, rows, cols);
           }
         }
       }
@@ -181,14 +192,15 @@ void zeroMatrix(int64_t M, int64_t N, float* C, int64_t ldc) {
 }  // namespace
 
 void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
-           bool accumulate, void* scratch) {
+           bool accumulate, void* scratch, const float* rowBias) {
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     if (!accumulate) zeroMatrix(M, N, C, ldc);
+    if (rowBias) addRowBias(rowBias, C, ldc, M, N);
     return;
   }
   const GemmKernel k = activeKernel();
-  const Problem problem{M, N, K, A, B, C, ldc, accumulate};
+  const Problem problem{M, N, K, A, B, C, ldc, accumulate, rowBias};
   const int64_t tilesM = (M + k.mr - 1) / k.mr;
   const int64_t tilesN = (N + k.nr - 1) / k.nr;
   const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);

@@ -16,7 +16,10 @@ struct MatrixView {
   int64_t colStride = 0;
 };
 
-// C[M x N] (row-major, leading dimension ldc) = (accumulate ? C : 0) + A[M x K] * B[K x N].
+// C[M x N] (row-major, leading dimension ldc) = (accumulate ? C : 0) + A[M x K] * B[K x N],
+// then + rowBias[i] on row i when rowBias is not null: added to each tile
+// right after its last K block is stored, while it is in cache; the same
+// bits as adding it in a pass over C afterwards.
 //
 // Deterministic: every C element is the same sum in the same order whatever
 // the thread count; the K loop's blocking never depends on threads. Runs on the
@@ -24,7 +27,7 @@ struct MatrixView {
 // Needs no heap: scratch is the caller's, at least gemmScratchBytes() bytes,
 // 64-byte aligned.
 void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
-           bool accumulate, void* scratch);
+           bool accumulate, void* scratch, const float* rowBias = nullptr);
 
 // Scratch bytes sgemm needs for any M, N, K: one slice of packing buffers
 // per pool thread, so it is a constant for a given computeThreadCount(). Size

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/thread_pool.h"
+#include "kernels/conv/im2col_gemm/strided_rows.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -63,7 +64,7 @@ inline int64_t inputRowIndex(const ConvShape& shape, const Tap& tap, int64_t od,
 }
 
 void fillRow(const ConvShape& shape, const Tap& tap, const ColumnTile& tile, const float* xChannel,
-             float* dst) {
+             const StridedRowLoops& loops, float* dst) {
   const int64_t strideW = shape.stride[2];
   forEachOutputRowPiece(
       shape, tile.positionBegin, tile.positionCount,
@@ -83,7 +84,7 @@ void fillRow(const ConvShape& shape, const Tap& tap, const ColumnTile& tile, con
           if (strideW == 1) {
             std::memcpy(first, in, static_cast<size_t>(hi - lo) * sizeof(float));
           } else {
-            for (int64_t i = 0; i < hi - lo; ++i) first[i] = in[i * strideW];
+            loops.copy(in, strideW, hi - lo, first);
           }
         }
         std::fill(out + (hi - owBegin), out + (owEnd - owBegin), 0.0f);
@@ -96,10 +97,11 @@ void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const Colu
                 const float* xGroup, float* col) {
   const int64_t taps = geometry.kernelVolume;
   const int64_t rows = tile.channelCount * taps;
+  const StridedRowLoops loops = stridedRowLoops();
   auto body = [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t channel = tile.channelBegin + r / taps;
-      fillRow(shape, makeTap(shape, r % taps), tile, xGroup + channel * geometry.inVolume,
+      fillRow(shape, makeTap(shape, r % taps), tile, xGroup + channel * geometry.inVolume, loops,
               col + r * tile.positionCount);
     }
   };
@@ -114,6 +116,7 @@ void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
                           const ColumnTile& tile, const float* col, float* dxGroup) {
   const int64_t taps = geometry.kernelVolume;
   const int64_t strideW = shape.stride[2];
+  const StridedRowLoops loops = stridedRowLoops();
   auto body = [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
       float* dxChannel = dxGroup + (tile.channelBegin + c) * geometry.inVolume;
@@ -134,7 +137,7 @@ void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
               if (strideW == 1) {
                 for (int64_t i = 0; i < count; ++i) out[i] += in[i];
               } else {
-                for (int64_t i = 0; i < count; ++i) out[i * strideW] += in[i];
+                loops.add(in, count, strideW, out);
               }
             });
       }

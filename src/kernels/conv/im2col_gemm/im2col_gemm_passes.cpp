@@ -74,13 +74,16 @@ void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& 
 
 uint64_t scratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shape); }
 
-void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch) {
+void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
+             const float* bias) {
   const ConvGeometry geometry = conv_detail::describe(shape);
   const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
   const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
   if (shape.batch == 0 || shape.outChannels == 0 || P == 0) return;
   if (Cig * K == 0) {  // empty reduction
     zeroFloats(y, shape.batch * shape.outChannels * P);
+    if (bias)
+      conv_detail::addChannelBias(y, shape.batch * shape.outChannels, P, shape.outChannels, bias);
     return;
   }
   const ColumnTiling tiling = conv_detail::planColumns(geometry);
@@ -99,21 +102,25 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
           columns = {parts.columns, tile.positionCount, 1};
         }
         const MatrixView weights{wGroup + tile.channelBegin * K, Cig * K, 1};
+        const bool lastChunk = tile.channelBegin + tile.channelCount == Cig;
         sgemm(Cog, tile.positionCount, tile.channelCount * K, weights, columns,
-              yGroup + tile.positionBegin, P, tile.channelBegin > 0, parts.gemm);
+              yGroup + tile.positionBegin, P, tile.channelBegin > 0, parts.gemm,
+              bias && lastChunk ? bias + g * Cog : nullptr);
       });
     }
   }
 }
 
-void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
-                  void* scratch) {
+void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx, void* scratch,
+                  const float* bias) {
   const ConvGeometry geometry = conv_detail::describe(shape);
   const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
   const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
   if (shape.batch == 0 || shape.inChannels == 0 || Q == 0) return;
   if (Cog * K * P == 0) {  // no window touches x
     zeroFloats(dx, shape.batch * shape.inChannels * Q);
+    if (bias)
+      conv_detail::addChannelBias(dx, shape.batch * shape.inChannels, Q, shape.inChannels, bias);
     return;
   }
   const ColumnTiling tiling = conv_detail::planColumns(geometry);
@@ -131,13 +138,17 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
         const MatrixView gradients{dyGroup + tile.positionBegin, P, 1};
         if (geometry.columnsAreInput) {
           sgemm(tile.channelCount, tile.positionCount, Cog, weightsT, gradients,
-                dxGroup + tile.channelBegin * Q + tile.positionBegin, Q, false, parts.gemm);
+                dxGroup + tile.channelBegin * Q + tile.positionBegin, Q, false, parts.gemm,
+                bias ? bias + g * Cig + tile.channelBegin : nullptr);
           return;
         }
         sgemm(tile.channelCount * K, tile.positionCount, Cog, weightsT, gradients, parts.columns,
               tile.positionCount, false, parts.gemm);
         conv_detail::col2imTileAccumulate(shape, geometry, tile, parts.columns, dxGroup);
       });
+      // Scattered sums are complete only now.
+      if (bias && !geometry.columnsAreInput)
+        conv_detail::addChannelBias(dxGroup, Cig, Q, Cig, bias + g * Cig);
     }
   }
 }

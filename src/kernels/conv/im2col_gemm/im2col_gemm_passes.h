@@ -13,9 +13,14 @@ namespace kernels {
 namespace im2col_gemm {
 
 uint64_t scratchBytes(const ConvShape& shape);
-void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch);
-void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
-                  void* scratch);
+// bias (may be null): + bias[c] on channel c, added in fp32 after each
+// output's whole sum (the forward operators' bias, see conv_passes.h); the
+// GEMM adds it as it stores, except in the col2im data gradient, which adds
+// it in a pass after its scatter.
+void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
+             const float* bias = nullptr);
+void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx, void* scratch,
+                  const float* bias = nullptr);
 void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch);
 

@@ -1,0 +1,28 @@
+#include "kernels/conv/im2col_gemm/strided_rows.h"
+
+#include "kernels/cpu/cpu_info.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace conv_detail {
+namespace {
+
+void copyScalar(const float* in, int64_t stride, int64_t count, float* out) {
+  for (int64_t i = 0; i < count; ++i) out[i] = in[i * stride];
+}
+
+void addScalar(const float* in, int64_t count, int64_t stride, float* out) {
+  for (int64_t i = 0; i < count; ++i) out[i * stride] += in[i];
+}
+
+}  // namespace
+
+StridedRowLoops scalarStridedRowLoops() { return {copyScalar, addScalar}; }
+
+StridedRowLoops stridedRowLoops() {
+  return activeIsa() >= Isa::Avx512 ? stridedRowLoopsAvx512() : scalarStridedRowLoops();
+}
+
+}  // namespace conv_detail
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,33 @@
+#pragma once
+// The strided inner loops of im2col and col2im: one output row of a tap reads
+// (or adds into) every stride-th input column. Scalar loops here are the
+// reference; the AVX-512 loops compute the same values bit for bit (copies,
+// and one fp32 add per element in the same order) and never touch memory
+// outside the elements named below.
+
+#include <cstdint>
+
+namespace aclcpu {
+namespace kernels {
+namespace conv_detail {
+
+// out[i] = in[i * stride] for i < count.
+using StridedCopyFn = void (*)(const float* in, int64_t stride, int64_t count, float* out);
+// out[i * stride] += in[i] for i < count; the elements between are untouched.
+using StridedAddFn = void (*)(const float* in, int64_t count, int64_t stride, float* out);
+
+struct StridedRowLoops {
+  StridedCopyFn copy;
+  StridedAddFn add;
+};
+
+// The loops for the active ISA (scalar below AVX-512), for strides >= 2.
+StridedRowLoops stridedRowLoops();
+
+StridedRowLoops scalarStridedRowLoops();
+// Call only when the CPU runs AVX-512.
+StridedRowLoops stridedRowLoopsAvx512();
+
+}  // namespace conv_detail
+}  // namespace kernels
+}  // namespace aclcpu

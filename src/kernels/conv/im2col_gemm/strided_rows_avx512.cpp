@@ -1,0 +1,108 @@
+// AVX-512 strided row loops (strided_rows.h). Stride 2, the common case
+// (strided stems and downsampling layers), de-interleaves pairs of vectors;
+// other strides use gathers and scatters. Every load and store is masked to
+// the elements the row names, so nothing past its last element is read.
+// Only called after a cpuid check. Keep this file free of library templates
+// (see f32_conv_rows_nb16_avx512.cpp).
+
+#if !defined(__clang__)  // a GCC-only warning group
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <immintrin.h>
+
+#include "kernels/conv/im2col_gemm/strided_rows.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace conv_detail {
+namespace {
+
+__mmask16 firstLanes(int64_t count) {
+  if (count <= 0) return 0;
+  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
+                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
+}
+
+// Gather and scatter indices are 32-bit: i * stride for i < 16.
+constexpr int64_t kMaxGatherStride = (int64_t{1} << 31) / 16;
+
+void copyScalar(const float* in, int64_t stride, int64_t count, float* out) {
+  for (int64_t i = 0; i < count; ++i) out[i] = in[i * stride];
+}
+
+void addScalar(const float* in, int64_t count, int64_t stride, float* out) {
+  for (int64_t i = 0; i < count; ++i) out[i * stride] += in[i];
+}
+
+void copyPairs(const float* in, int64_t count, float* out) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  for (int64_t i = 0; i < count; i += 16) {
+    const int64_t n = count - i < 16 ? count - i : 16;
+    const int64_t span = 2 * n - 1;  // input elements this chunk reads
+    const float* from = in + 2 * i;
+    const __m512 lo = _mm512_maskz_loadu_ps(firstLanes(span), from);
+    const __m512 hi = _mm512_maskz_loadu_ps(firstLanes(span - 16), from + 16);
+    _mm512_mask_storeu_ps(out + i, firstLanes(n), _mm512_permutex2var_ps(lo, even, hi));
+  }
+}
+
+void addPairs(const float* in, int64_t count, float* out) {
+  // Lane 2j of the low vector and lane 2j of the high one take in[j] and
+  // in[8 + j]; only the even lanes are stored.
+  const __m512i spreadLo = _mm512_setr_epi32(0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0);
+  const __m512i spreadHi = _mm512_setr_epi32(8, 0, 9, 0, 10, 0, 11, 0, 12, 0, 13, 0, 14, 0, 15, 0);
+  const __mmask16 evenLanes = 0x5555;
+  for (int64_t i = 0; i < count; i += 16) {
+    const int64_t n = count - i < 16 ? count - i : 16;
+    const int64_t span = 2 * n - 1;
+    float* to = out + 2 * i;
+    const __m512 values = _mm512_maskz_loadu_ps(firstLanes(n), in + i);
+    const __mmask16 maskLo = evenLanes & firstLanes(span);
+    const __mmask16 maskHi = evenLanes & firstLanes(span - 16);
+    const __m512 lo = _mm512_maskz_loadu_ps(maskLo, to);
+    const __m512 hi = _mm512_maskz_loadu_ps(maskHi, to + 16);
+    _mm512_mask_storeu_ps(to, maskLo, _mm512_add_ps(lo, _mm512_permutexvar_ps(spreadLo, values)));
+    _mm512_mask_storeu_ps(to + 16, maskHi,
+                          _mm512_add_ps(hi, _mm512_permutexvar_ps(spreadHi, values)));
+  }
+}
+
+__m512i laneOffsets(int64_t stride) {
+  return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                            _mm512_set1_epi32(static_cast<int>(stride)));
+}
+
+void copyStrided(const float* in, int64_t stride, int64_t count, float* out) {
+  if (stride == 2) return copyPairs(in, count, out);
+  if (stride > kMaxGatherStride) return copyScalar(in, stride, count, out);
+  const __m512i offsets = laneOffsets(stride);
+  for (int64_t i = 0; i < count; i += 16) {
+    const __mmask16 mask = firstLanes(count - i);
+    const __m512 v =
+        _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask, offsets, in + i * stride, 4);
+    _mm512_mask_storeu_ps(out + i, mask, v);
+  }
+}
+
+void addStrided(const float* in, int64_t count, int64_t stride, float* out) {
+  if (stride == 2) return addPairs(in, count, out);
+  if (stride > kMaxGatherStride) return addScalar(in, count, stride, out);
+  const __m512i offsets = laneOffsets(stride);
+  for (int64_t i = 0; i < count; i += 16) {
+    const __mmask16 mask = firstLanes(count - i);
+    float* to = out + i * stride;
+    const __m512 old = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), mask, offsets, to, 4);
+    const __m512 sum = _mm512_add_ps(old, _mm512_maskz_loadu_ps(mask, in + i));
+    _mm512_mask_i32scatter_ps(to, mask, offsets, sum, 4);
+  }
+}
+
+}  // namespace
+
+StridedRowLoops stridedRowLoopsAvx512() { return {copyStrided, addStrided}; }
+
+}  // namespace conv_detail
+}  // namespace kernels
+}  // namespace aclcpu
