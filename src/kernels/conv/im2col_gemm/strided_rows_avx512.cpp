@@ -28,14 +28,6 @@ __mmask16 firstLanes(int64_t count) {
 // Gather and scatter indices are 32-bit: i * stride for i < 16.
 constexpr int64_t kMaxGatherStride = (int64_t{1} << 31) / 16;
 
-void copyScalar(const float* in, int64_t stride, int64_t count, float* out) {
-  for (int64_t i = 0; i < count; ++i) out[i] = in[i * stride];
-}
-
-void addScalar(const float* in, int64_t count, int64_t stride, float* out) {
-  for (int64_t i = 0; i < count; ++i) out[i * stride] += in[i];
-}
-
 void copyPairs(const float* in, int64_t count, float* out) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   for (int64_t i = 0; i < count; i += 16) {
@@ -76,7 +68,7 @@ __m512i laneOffsets(int64_t stride) {
 
 void copyStrided(const float* in, int64_t stride, int64_t count, float* out) {
   if (stride == 2) return copyPairs(in, count, out);
-  if (stride > kMaxGatherStride) return copyScalar(in, stride, count, out);
+  if (stride > kMaxGatherStride) return scalarStridedRowLoops().copy(in, stride, count, out);
   const __m512i offsets = laneOffsets(stride);
   for (int64_t i = 0; i < count; i += 16) {
     const __mmask16 mask = firstLanes(count - i);
@@ -88,7 +80,7 @@ void copyStrided(const float* in, int64_t stride, int64_t count, float* out) {
 
 void addStrided(const float* in, int64_t count, int64_t stride, float* out) {
   if (stride == 2) return addPairs(in, count, out);
-  if (stride > kMaxGatherStride) return addScalar(in, count, stride, out);
+  if (stride > kMaxGatherStride) return scalarStridedRowLoops().add(in, count, stride, out);
   const __m512i offsets = laneOffsets(stride);
   for (int64_t i = 0; i < count; i += 16) {
     const __mmask16 mask = firstLanes(count - i);
