@@ -21,6 +21,7 @@
 
 #include "kernels/convert/convert_runs.h"
 #include "kernels/simd/half_words_avx512.h"
+#include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -32,10 +33,7 @@ constexpr int kF16Nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 
 __m512i splat(uint32_t value) { return _mm512_set1_epi32(static_cast<int>(value)); }
 
-__mmask16 firstLanes(int64_t count) {
-  return count >= kLanes ? static_cast<__mmask16>(0xffffu)
-                         : static_cast<__mmask16>((1u << count) - 1u);
-}
+using simd::firstLanes;
 
 template <Rounding R>
 __m512 applyRounding(__m512 value) {

@@ -14,6 +14,7 @@
 #include <immintrin.h>
 
 #include "kernels/gemm/gemm_kernel.h"
+#include "kernels/simd/lane_masks_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
@@ -25,10 +26,7 @@ constexpr int64_t kStepsAhead = 6;
 
 int64_t clampTo16(int64_t value) { return value < 0 ? 0 : (value > 16 ? 16 : value); }
 
-__mmask16 firstLanes(int64_t count) {
-  return static_cast<__mmask16>((uint32_t{1} << clampTo16(count)) - 1u);
-}
-
+using simd::firstLanes;
 
 // Each line is contiguous along depth: transpose 16 lines x 16 steps at a time.
 void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_t depth, int slot,

@@ -10,16 +10,14 @@
 #include <cstdint>
 
 #include "kernels/conv/blocked/element_loads_avx512_inl.h"
+#include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
 
 // The first `count` lanes (all 16 from 16 on).
-static inline __mmask16 firstLanes(int64_t count) {
-  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
-                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
-}
+using simd::firstLanes;
 
 // Lanes holding a bf16Unsafe value.
 static inline __mmask16 unsafeLanes(__m512i v) {
@@ -30,7 +28,6 @@ static inline __mmask16 unsafeLanes(__m512i v) {
                          _mm512_cmpneq_epi32_mask(magnitude, _mm512_setzero_si512());
   return special | tiny;
 }
-
 
 static inline __m512i highHalves() { return _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)); }
 

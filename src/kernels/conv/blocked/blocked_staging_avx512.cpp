@@ -19,6 +19,7 @@
 #include "kernels/conv/blocked/staged_rows_inl.h"
 #include "kernels/conv/blocked/unstage_rows_avx512_inl.h"
 #include "kernels/simd/half_words_avx512.h"
+#include "kernels/simd/lane_masks_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
@@ -26,10 +27,7 @@ namespace kernels {
 namespace blocked {
 namespace {
 
-__mmask16 firstLanes(int64_t count) {
-  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
-                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
-}
+using simd::firstLanes;
 
 template <typename E>
 void stageRowsFrom(const typename E::Element* dense, const StagedLayout& l, int64_t begin,

@@ -19,15 +19,14 @@
 
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
 #include "kernels/simd/half_words_avx512.h"
+#include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace depthwise_plane {
 namespace {
 
-__mmask16 tailMask(int64_t n) {
-  return n >= kLanes ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
-}
+using simd::firstLanes;
 
 int64_t bandRows(int64_t rowFloats, int64_t rowStride, int64_t kh, int64_t dilH, int64_t dstH) {
   int64_t rows = (kBandFloats / rowFloats - 1 - (kh - 1) * dilH) / rowStride + 1;
@@ -62,7 +61,7 @@ void copyRun(const typename D::Element* src, int64_t n, float* dst) {
     std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
   } else {
     for (int64_t i = 0; i < n; i += kLanes) {
-      const __mmask16 m = tailMask(n - i);
+      const __mmask16 m = firstLanes(n - i);
       _mm512_mask_storeu_ps(dst + i, m, D::load(src + i, m));
     }
   }
@@ -109,7 +108,7 @@ void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) {
     const __m512 r = j.hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
-    D::store(out + v * kLanes, tailMask(remaining - v * kLanes), r);
+    D::store(out + v * kLanes, firstLanes(remaining - v * kLanes), r);
   }
 }
 
@@ -181,7 +180,7 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
               const int64_t c = c0 + v * kLanes;
               if (c >= g.dstW) break;
               // Lanes past the row stay out of the sum (x there may be inf).
-              const __mmask16 m = tailMask(g.dstW - c);
+              const __mmask16 m = firstLanes(g.dstW - c);
               const __m512 d = D::load(dp + c, m);
               a[v] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xp + c), d, a[v], m);
             }

@@ -13,17 +13,14 @@
 #include <immintrin.h>
 
 #include "kernels/conv/im2col_gemm/strided_rows.h"
+#include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace conv_detail {
 namespace {
 
-__mmask16 firstLanes(int64_t count) {
-  if (count <= 0) return 0;
-  return count >= 16 ? static_cast<__mmask16>(0xFFFF)
-                     : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
-}
+using simd::firstLanes;
 
 // Gather and scatter indices are 32-bit: i * stride for i < 16.
 constexpr int64_t kMaxGatherStride = (int64_t{1} << 31) / 16;
