@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
       {"square", 768, 768, 768},
       {"square", 1024, 1024, 1024},
       {"fwd", 64, 3136, 576},
+      {"fwd-1x1", 64, 3136, 256},
       {"bwd-data", 576, 3136, 64, true, false},
       {"bwd-wgt", 64, 576, 3136, false, true},
       {"conv-nn", 576, 3136, 64},

@@ -9,8 +9,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <mutex>
+#include <set>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -46,6 +50,46 @@ TEST_P(ThreadPoolTest, BackToBackRegionsRunEveryIndexExactlyOnce) {
         std::_Exit(wrong == 0 ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+// The caller is one of the team: with one thread every range runs on it, and
+// with more the ranges are spread over that many distinct threads at once
+// (each of the first `threads` ranges waits until all of them have started).
+TEST_P(ThreadPoolTest, TheTeamIsTheCallerPlusThreadsMinusOneWorkersRunningTogether) {
+  const int threads = GetParam();
+  const std::thread::id caller = std::this_thread::get_id();
+  if (threads == 1) {
+    std::atomic<int> onCaller{0};
+    aclcpu::parallelFor(7, [&](int64_t begin, int64_t end) {
+      if (std::this_thread::get_id() == caller) onCaller += static_cast<int>(end - begin);
+    });
+    EXPECT_EQ(onCaller.load(), 7);
+    return;
+  }
+  std::atomic<int> started{0};
+  std::atomic<bool> allMet{true};
+  std::mutex idsMutex;
+  std::set<std::thread::id> ids;
+  aclcpu::parallelFor(threads, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      {
+        std::lock_guard<std::mutex> lock(idsMutex);
+        ids.insert(std::this_thread::get_id());
+      }
+      ++started;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (started.load() < threads) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          allMet = false;
+          break;
+        }
+        std::this_thread::yield();
+      }
+    }
+  });
+  EXPECT_TRUE(allMet.load()) << "the ranges did not all run at the same time";
+  EXPECT_EQ(ids.size(), static_cast<size_t>(threads));
+  EXPECT_EQ(ids.count(caller), 1u) << "the calling thread takes part in its region";
 }
 
 TEST_P(ThreadPoolTest, RangesCoverLargeCountsDisjointly) {
