@@ -22,8 +22,16 @@ bool smallGroups(const ConvShape& s) {
 void smallGroupForward(const ConvShape& s, const float* x, const float* w, float* y, void*) {
   conv_detail::directForward(s, conv_detail::describe(s), x, w, y);
 }
+void smallGroupForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                           float* y, void*) {
+  conv_detail::directForward(s, conv_detail::describe(s), x, w, y, bias);
+}
 void smallGroupBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx, void*) {
   conv_detail::directBackwardData(s, conv_detail::describe(s), dy, w, dx);
+}
+void smallGroupBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
+                                const float* bias, float* dx, void*) {
+  conv_detail::directBackwardData(s, conv_detail::describe(s), dy, w, dx, bias);
 }
 void smallGroupBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
                               void*) {
@@ -206,7 +214,8 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_fwd_direct_nc16_avx2", kF, Isa::Avx2, blockedForward<Channels::Dense>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx2>,
    blockedForwardBias<Isa::Avx2>},
-  {"f32_conv_fwd_small_group_direct", kF, Isa::Scalar, smallGroups, noScratch, smallGroupForward},
+  {"f32_conv_fwd_small_group_direct", kF, Isa::Scalar, smallGroups, noScratch, smallGroupForward,
+   smallGroupForwardBias},
   {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::scratchBytes,
    im2colForward, im2colForwardBias},
 
@@ -231,7 +240,7 @@ const ConvAlgorithm kAlgorithms[] = {
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx2>,
    blockedBackwardDataBias<Isa::Avx2>},
   {"f32_conv_bwdd_small_group_direct", kD, Isa::Scalar, smallGroups, noScratch,
-   smallGroupBackwardData},
+   smallGroupBackwardData, smallGroupBackwardDataBias},
   {"f32_conv_bwdd_col2im_gemm", kD, Isa::Scalar, always, im2col_gemm::scratchBytes,
    im2colBackwardData, im2colBackwardDataBias},
 

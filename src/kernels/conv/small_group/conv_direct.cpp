@@ -67,10 +67,15 @@ void runParallel(int64_t count, int64_t workPerItem, const Body& body) {
   }
 }
 
+// Adds `value` to a channel whose sums are complete, while it is still in cache.
+void addToChannel(float* channel, int64_t length, float value) {
+  for (int64_t i = 0; i < length; ++i) channel[i] += value;
+}
+
 }  // namespace
 
 void directForward(const ConvShape& shape, const ConvGeometry& geometry, const float* x,
-                   const float* w, float* y) {
+                   const float* w, float* y, const float* bias) {
   const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
   const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
   const int64_t strideW = shape.stride[2];
@@ -93,12 +98,13 @@ void directForward(const ConvShape& shape, const ConvGeometry& geometry, const f
           });
         });
       }
+      if (bias) addToChannel(yChannel, P, bias[co]);
     }
   });
 }
 
 void directBackwardData(const ConvShape& shape, const ConvGeometry& geometry, const float* dy,
-                        const float* w, float* dx) {
+                        const float* w, float* dx, const float* bias) {
   const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
   const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
   const int64_t strideW = shape.stride[2];
@@ -122,6 +128,7 @@ void directBackwardData(const ConvShape& shape, const ConvGeometry& geometry, co
           });
         });
       }
+      if (bias) addToChannel(dxChannel, Q, bias[c]);
     }
   });
 }

@@ -10,10 +10,12 @@ namespace aclcpu {
 namespace kernels {
 namespace conv_detail {
 
+// Forward and backward data add bias[c] (may be null) to each output channel c
+// once its sums are complete: the bits of the sum followed by a bias pass.
 void directForward(const ConvShape& shape, const ConvGeometry& geometry, const float* x,
-                   const float* w, float* y);
+                   const float* w, float* y, const float* bias = nullptr);
 void directBackwardData(const ConvShape& shape, const ConvGeometry& geometry, const float* dy,
-                        const float* w, float* dx);
+                        const float* w, float* dx, const float* bias = nullptr);
 void directBackwardWeight(const ConvShape& shape, const ConvGeometry& geometry, const float* x,
                           const float* dy, float* dw);
 
