@@ -216,7 +216,7 @@ const ConvAlgorithm kAlgorithms[] = {
    blockedForwardBias<Isa::Avx2>},
   {"f32_conv_fwd_small_group_direct", kF, Isa::Scalar, smallGroups, noScratch, smallGroupForward,
    smallGroupForwardBias},
-  {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::scratchBytes,
+  {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::forwardScratchBytes,
    im2colForward, im2colForwardBias},
 
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,

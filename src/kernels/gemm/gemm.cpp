@@ -87,6 +87,7 @@ SliceLayout sliceLayout(const GemmKernel& k) {
 struct Problem {
   int64_t M, N, K;
   MatrixView A, B;
+  const PackedBSource* bSource;  // when not null, B's blocks come from here
   float* C;
   int64_t ldc;
   bool accumulate;
@@ -130,7 +131,11 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
       const int64_t kb = std::min(kStep, p.K - pc);
       const bool addToC = p.accumulate || pc > 0;
       const bool lastBlock = pc + kb == p.K;
-      gemm_detail::packB(p.B, pc, jc, kb, nb, k.nr, k.pack, packedB);
+      if (p.bSource) {
+        p.bSource->pack(p.bSource->context, pc, jc, kb, nb, k.nr, packedB);
+      } else {
+        gemm_detail::packB(p.B, pc, jc, kb, nb, k.nr, k.pack, packedB);
+      }
       for (int64_t ic = m0; ic < m1; ic += k.mc) {
         const int64_t mb = std::min(k.mc, m1 - ic);
         gemm_detail::packA(p.A, ic, pc, mb, kb, k.mr, k.pack, packedA);
@@ -189,10 +194,9 @@ void zeroMatrix(int64_t M, int64_t N, float* C, int64_t ldc) {
   for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
 }
 
-}  // namespace
-
-void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
-           bool accumulate, void* scratch, const float* rowBias) {
+void multiply(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B,
+              const PackedBSource* bSource, float* C, int64_t ldc, bool accumulate, void* scratch,
+              const float* rowBias) {
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     if (!accumulate) zeroMatrix(M, N, C, ldc);
@@ -200,7 +204,7 @@ void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C
     return;
   }
   const GemmKernel k = activeKernel();
-  const Problem problem{M, N, K, A, B, C, ldc, accumulate, rowBias};
+  const Problem problem{M, N, K, A, B, bSource, C, ldc, accumulate, rowBias};
   const int64_t tilesM = (M + k.mr - 1) / k.mr;
   const int64_t tilesN = (N + k.nr - 1) / k.nr;
   const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
@@ -231,6 +235,18 @@ void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C
   } else {
     parallelFor(parts, runRange);
   }
+}
+
+}  // namespace
+
+void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
+           bool accumulate, void* scratch, const float* rowBias) {
+  multiply(M, N, K, A, B, nullptr, C, ldc, accumulate, scratch, rowBias);
+}
+
+void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, const PackedBSource& B, float* C,
+           int64_t ldc, bool accumulate, void* scratch, const float* rowBias) {
+  multiply(M, N, K, A, MatrixView{}, &B, C, ldc, accumulate, scratch, rowBias);
 }
 
 uint64_t gemmScratchBytes() {

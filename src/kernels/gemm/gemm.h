@@ -29,6 +29,23 @@ struct MatrixView {
 void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
            bool accumulate, void* scratch, const float* rowBias = nullptr);
 
+// B given as the function that packs its blocks, for a B that never exists as
+// a matrix (a convolution's column matrix, packed straight from the input).
+// pack(context, k0, n0, kb, nb, slot, dst) writes, for p < kb and l < nb,
+// B[k0 + p][n0 + l] to dst[(l / slot) * kb * slot + p * slot + l % slot], and
+// zero for the l in [nb, ceil(nb / slot) * slot). It runs on the pool's threads,
+// several at once on disjoint blocks.
+struct PackedBSource {
+  void (*pack)(const void* context, int64_t k0, int64_t n0, int64_t kb, int64_t nb, int slot,
+               float* dst);
+  const void* context;
+};
+
+// The same product with B from a PackedBSource: the same blocking and
+// micro-kernel, so the same bits as sgemm on the matrix that B describes.
+void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, const PackedBSource& B, float* C,
+           int64_t ldc, bool accumulate, void* scratch, const float* rowBias = nullptr);
+
 // Scratch bytes sgemm needs for any M, N, K: one slice of packing buffers
 // per pool thread, so it is a constant for a given computeThreadCount(). Size
 // (or re-size) scratch after any setComputeThreadCount(): sgemm may use as

@@ -63,35 +63,76 @@ inline int64_t inputRowIndex(const ConvShape& shape, const Tap& tap, int64_t od,
   return id * shape.in[1] + ih;
 }
 
+// to[ow - owBegin] for the columns [owBegin, owEnd) of output row (od, oh).
+void fillPiece(const ConvShape& shape, const Tap& tap, const float* xChannel,
+               const StridedRowLoops& loops, int64_t od, int64_t oh, int64_t owBegin, int64_t owEnd,
+               float* to) {
+  const int64_t strideW = shape.stride[2];
+  const int64_t row = inputRowIndex(shape, tap, od, oh);
+  int64_t lo = owBegin, hi = owBegin;
+  if (row >= 0) {
+    lo = std::clamp(tap.wBegin, owBegin, owEnd);
+    hi = std::clamp(tap.wEnd, lo, owEnd);
+  }
+  std::fill(to, to + (lo - owBegin), 0.0f);
+  if (hi > lo) {
+    // Input column of ow is ow * strideW + offset, inside [0, in) for ow in [lo, hi).
+    const float* in = xChannel + row * shape.in[2] + lo * strideW + tap.offset[2];
+    float* first = to + (lo - owBegin);
+    if (strideW == 1) {
+      std::memcpy(first, in, static_cast<size_t>(hi - lo) * sizeof(float));
+    } else {
+      loops.copy(in, strideW, hi - lo, first);
+    }
+  }
+  std::fill(to + (hi - owBegin), to + (owEnd - owBegin), 0.0f);
+}
+
 void fillRow(const ConvShape& shape, const Tap& tap, const ColumnTile& tile, const float* xChannel,
              const StridedRowLoops& loops, float* dst) {
-  const int64_t strideW = shape.stride[2];
   forEachOutputRowPiece(
       shape, tile.positionBegin, tile.positionCount,
       [&](int64_t od, int64_t oh, int64_t owBegin, int64_t owEnd, int64_t columnOffset) {
-        float* out = dst + columnOffset;  // out[ow - owBegin]
-        const int64_t row = inputRowIndex(shape, tap, od, oh);
-        int64_t lo = owBegin, hi = owBegin;
-        if (row >= 0) {
-          lo = std::clamp(tap.wBegin, owBegin, owEnd);
-          hi = std::clamp(tap.wEnd, lo, owEnd);
-        }
-        std::fill(out, out + (lo - owBegin), 0.0f);
-        if (hi > lo) {
-          // Input column of ow is ow * strideW + offset, inside [0, in) for ow in [lo, hi).
-          const float* in = xChannel + row * shape.in[2] + lo * strideW + tap.offset[2];
-          float* first = out + (lo - owBegin);
-          if (strideW == 1) {
-            std::memcpy(first, in, static_cast<size_t>(hi - lo) * sizeof(float));
-          } else {
-            loops.copy(in, strideW, hi - lo, first);
-          }
-        }
-        std::fill(out + (hi - owBegin), out + (owEnd - owBegin), 0.0f);
+        fillPiece(shape, tap, xChannel, loops, od, oh, owBegin, owEnd, dst + columnOffset);
       });
 }
 
 }  // namespace
+
+// Step by step (one column-matrix row: a channel and a tap), the block's
+// output-row pieces cut again where a sliver ends.
+void packColumnBlock(const void* context, int64_t k0, int64_t n0, int64_t kb, int64_t nb, int slot,
+                     float* dst) {
+  const ColumnSource& source = *static_cast<const ColumnSource*>(context);
+  const ConvShape& shape = *source.shape;
+  const int64_t taps = source.geometry->kernelVolume;
+  const StridedRowLoops loops = stridedRowLoops();
+  const int64_t sliverFloats = kb * slot;
+  const int64_t tailLines = (nb + slot - 1) / slot * slot - nb;
+  for (int64_t p = 0; p < kb; ++p) {
+    const int64_t r = k0 + p;
+    const Tap tap = makeTap(shape, r % taps);
+    const float* xChannel =
+        source.xGroup + (source.tile.channelBegin + r / taps) * source.geometry->inVolume;
+    float* step = dst + p * slot;
+    forEachOutputRowPiece(
+        shape, source.tile.positionBegin + n0, nb,
+        [&](int64_t od, int64_t oh, int64_t owBegin, int64_t owEnd, int64_t offset) {
+          while (owBegin < owEnd) {
+            const int64_t line = offset % slot;
+            const int64_t length = std::min<int64_t>(owEnd - owBegin, slot - line);
+            float* to = step + offset / slot * sliverFloats + line;
+            fillPiece(shape, tap, xChannel, loops, od, oh, owBegin, owBegin + length, to);
+            owBegin += length;
+            offset += length;
+          }
+        });
+    if (tailLines > 0) {
+      float* last = step + nb / slot * sliverFloats + nb % slot;
+      std::fill(last, last + tailLines, 0.0f);
+    }
+  }
+}
 
 void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const ColumnTile& tile,
                 const float* xGroup, float* col) {

@@ -23,6 +23,18 @@ struct ColumnTile {
 void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const ColumnTile& tile,
                 const float* xGroup, float* col);
 
+// The column matrix of a tile as sgemm's B (gemm.h, PackedBSource): its
+// blocks packed straight from x, without the matrix itself. `context` is a
+// ColumnSource that outlives the sgemm call.
+struct ColumnSource {
+  const ConvShape* shape;
+  const ConvGeometry* geometry;
+  ColumnTile tile;
+  const float* xGroup;
+};
+void packColumnBlock(const void* context, int64_t k0, int64_t n0, int64_t kb, int64_t nb, int slot,
+                     float* dst);
+
 // dxGroup[c, window position] += col[row][p] for every entry of the tile.
 // Parallel over channels; each channel adds taps, then positions, in a fixed
 // order, so the result never depends on the thread count.

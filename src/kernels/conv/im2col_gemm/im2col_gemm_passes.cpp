@@ -74,6 +74,8 @@ void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& 
 
 uint64_t scratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shape); }
 
+uint64_t forwardScratchBytes(const ConvShape&) { return alignUp(gemmScratchBytes()); }
+
 void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
              const float* bias) {
   const ConvGeometry geometry = conv_detail::describe(shape);
@@ -86,27 +88,23 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
       conv_detail::addChannelBias(y, shape.batch * shape.outChannels, P, shape.outChannels, bias);
     return;
   }
-  const ColumnTiling tiling = conv_detail::planColumns(geometry);
-  const Scratch parts = splitScratch(scratch);
+  // The column matrix is never formed: sgemm packs its blocks straight from
+  // x (or reads x itself when the columns are x), so one product per (image,
+  // group) covers every position and channel.
+  const ColumnTile whole{0, Cig, 0, P};
   for (int64_t n = 0; n < shape.batch; ++n) {
     for (int64_t g = 0; g < shape.groups; ++g) {
       const float* xGroup = x + (n * shape.inChannels + g * Cig) * Q;
-      const float* wGroup = w + g * Cog * Cig * K;
+      const MatrixView weights{w + g * Cog * Cig * K, Cig * K, 1};
       float* yGroup = y + (n * shape.outChannels + g * Cog) * P;
-      forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
-        MatrixView columns;
-        if (geometry.columnsAreInput) {
-          columns = {xGroup + tile.channelBegin * Q + tile.positionBegin, Q, 1};
-        } else {
-          conv_detail::im2colTile(shape, geometry, tile, xGroup, parts.columns);
-          columns = {parts.columns, tile.positionCount, 1};
-        }
-        const MatrixView weights{wGroup + tile.channelBegin * K, Cig * K, 1};
-        const bool lastChunk = tile.channelBegin + tile.channelCount == Cig;
-        sgemm(Cog, tile.positionCount, tile.channelCount * K, weights, columns,
-              yGroup + tile.positionBegin, P, tile.channelBegin > 0, parts.gemm,
-              bias && lastChunk ? bias + g * Cog : nullptr);
-      });
+      const float* groupBias = bias ? bias + g * Cog : nullptr;
+      if (geometry.columnsAreInput) {
+        sgemm(Cog, P, Cig, weights, MatrixView{xGroup, Q, 1}, yGroup, P, false, scratch, groupBias);
+      } else {
+        const conv_detail::ColumnSource columns{&shape, &geometry, whole, xGroup};
+        sgemm(Cog, P, Cig * K, weights, PackedBSource{conv_detail::packColumnBlock, &columns},
+              yGroup, P, false, scratch, groupBias);
+      }
     }
   }
 }

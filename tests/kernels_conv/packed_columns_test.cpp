@@ -1,0 +1,142 @@
+// The column matrix packed straight from x (im2col.h, packColumnBlock), the
+// forward im2col pass's sgemm B: every block it writes must hold exactly the
+// entries of the column matrix that im2colTile forms, in sgemm's sliver
+// layout with zero tails; and sgemm on it must give the bits of sgemm on the
+// formed matrix, for every micro-kernel this CPU runs and for small cache
+// blocks that cut rows, slivers and K blocks in odd places.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/conv/conv_geometry.h"
+#include "kernels/conv/im2col_gemm/im2col.h"
+#include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_testing.h"
+#include "kernels_conv/conv_test_support.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace conv_detail {
+namespace {
+
+using conv_test::randomValues;
+
+int pick(std::mt19937& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+
+// A random 1D, 2D or 3D geometry with strides, dilations and padding (also
+// padding wider than the kernel reaches, so whole rows fall outside x).
+ConvShape randomShape(std::mt19937& rng) {
+  ConvShape s;
+  s.inChannels = pick(rng, 1, 5);
+  s.outChannels = pick(rng, 1, 9);
+  const int dims = pick(rng, 1, 3);
+  for (int d = 3 - dims; d < 3; ++d) {
+    s.kernel[d] = pick(rng, 1, d == 2 ? 7 : 3);
+    s.stride[d] = pick(rng, 1, 3);
+    s.dilation[d] = pick(rng, 1, 2);
+    s.padBefore[d] = pick(rng, 0, 3);
+    s.in[d] = pick(rng, 1, d == 2 ? 40 : 6);
+    const int64_t span = (s.kernel[d] - 1) * s.dilation[d] + 1;
+    const int64_t room = s.in[d] + 2 * s.padBefore[d] - span;
+    s.out[d] = room < 0 ? 1 : room / s.stride[d] + 1;
+  }
+  return s;
+}
+
+ColumnTile wholeTile(const ConvGeometry& g) { return {0, g.cinPerGroup, 0, g.outVolume}; }
+
+TEST(PackedColumns, BlocksHoldTheColumnMatrixInSliverLayout) {
+  std::mt19937 rng(0x9ac0u);
+  int blocks = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const ConvShape s = randomShape(rng);
+    const ConvGeometry g = describe(s);
+    const ColumnTile tile = wholeTile(g);
+    const std::vector<float> x = randomValues(s.inChannels * g.inVolume, rng);
+    const int64_t rows = g.cinPerGroup * g.kernelVolume, cols = g.outVolume;
+    std::vector<float> matrix(static_cast<size_t>(rows * cols));
+    im2colTile(s, g, tile, x.data(), matrix.data());
+    const ColumnSource source{&s, &g, tile, x.data()};
+    for (int slot : {16, 48, 5}) {
+      const int64_t k0 = pick(rng, 0, static_cast<int>(rows - 1));
+      const int64_t kb = pick(rng, 1, static_cast<int>(rows - k0));
+      const int64_t n0 = pick(rng, 0, static_cast<int>(cols - 1));
+      const int64_t nb = pick(rng, 1, static_cast<int>(cols - n0));
+      const int64_t slivers = (nb + slot - 1) / slot;
+      std::vector<float> packed(static_cast<size_t>(slivers * kb * slot + 1), -777.25f);
+      packColumnBlock(&source, k0, n0, kb, nb, slot, packed.data());
+      for (int64_t p = 0; p < kb; ++p) {
+        for (int64_t l = 0; l < slivers * slot; ++l) {
+          const float expected = l < nb ? matrix[(k0 + p) * cols + n0 + l] : 0.0f;
+          const float got = packed[(l / slot) * kb * slot + p * slot + l % slot];
+          ASSERT_EQ(std::memcmp(&expected, &got, sizeof(float)), 0)
+              << conv_test::describe(s) << " block k0 " << k0 << " kb " << kb << " n0 " << n0
+              << " nb " << nb << " slot " << slot << ": step " << p << " line " << l;
+        }
+      }
+      EXPECT_EQ(packed.back(), -777.25f) << "wrote past the block";
+      ++blocks;
+    }
+  }
+  EXPECT_EQ(blocks, 900);
+}
+
+struct GemmRestore {
+  ~GemmRestore() {
+    forceGemmIsaForTesting(GemmIsa::Auto);
+    overrideGemmBlockingForTesting(0, 0, 0);
+  }
+};
+
+TEST(PackedColumns, SgemmOnPackedColumnsEqualsSgemmOnTheMatrix) {
+  GemmRestore restore;
+  std::mt19937 rng(0x9ac1u);
+  int runs = 0;
+  for (GemmIsa isa : {GemmIsa::Scalar, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (!forceGemmIsaForTesting(isa)) {
+      std::printf("[ skipped  ] gemm ISA %d: this CPU cannot run it\n", static_cast<int>(isa));
+      continue;
+    }
+    for (bool smallBlocks : {false, true}) {
+      ASSERT_TRUE(smallBlocks ? overrideGemmBlockingForTesting(5, 8, 50)
+                              : overrideGemmBlockingForTesting(0, 0, 0));
+      std::vector<unsigned char> scratch(gemmScratchBytes() + 64);
+      void* aligned = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+      for (int trial = 0; trial < 40; ++trial) {
+        const ConvShape s = randomShape(rng);
+        const ConvGeometry g = describe(s);
+        const ColumnTile tile = wholeTile(g);
+        const int64_t rows = g.cinPerGroup * g.kernelVolume, cols = g.outVolume;
+        const std::vector<float> x = randomValues(s.inChannels * g.inVolume, rng);
+        const std::vector<float> w = randomValues(s.outChannels * rows, rng);
+        const std::vector<float> bias = randomValues(s.outChannels, rng);
+        std::vector<float> matrix(static_cast<size_t>(rows * cols));
+        im2colTile(s, g, tile, x.data(), matrix.data());
+        std::vector<float> expected(static_cast<size_t>(s.outChannels * cols));
+        std::vector<float> got(expected.size());
+        const MatrixView a{w.data(), rows, 1};
+        sgemm(s.outChannels, cols, rows, a, MatrixView{matrix.data(), cols, 1}, expected.data(),
+              cols, false, aligned, bias.data());
+        const ColumnSource source{&s, &g, tile, x.data()};
+        sgemm(s.outChannels, cols, rows, a, PackedBSource{packColumnBlock, &source}, got.data(),
+              cols, false, aligned, bias.data());
+        ASSERT_EQ(std::memcmp(expected.data(), got.data(), expected.size() * sizeof(float)), 0)
+            << conv_test::describe(s) << " gemm " << gemmKernelName()
+            << (smallBlocks ? " small blocks" : "");
+        ++runs;
+      }
+    }
+  }
+  EXPECT_GT(runs, 0);
+}
+
+}  // namespace
+}  // namespace conv_detail
+}  // namespace kernels
+}  // namespace aclcpu
