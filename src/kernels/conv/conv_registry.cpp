@@ -265,7 +265,7 @@ const ConvAlgorithm kAlgorithms[] = {
    blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx2>},
   {"f32_conv_bwdw_small_group_direct", kW, Isa::Scalar, smallGroups, noScratch,
    smallGroupBackwardWeight},
-  {"f32_conv_bwdw_im2col_gemm", kW, Isa::Scalar, always, im2col_gemm::scratchBytes,
+  {"f32_conv_bwdw_im2col_gemm", kW, Isa::Scalar, always, im2col_gemm::backwardWeightScratchBytes,
    im2col_gemm::backwardWeight},
 };
 // clang-format on

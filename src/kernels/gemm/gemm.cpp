@@ -253,6 +253,16 @@ uint64_t gemmScratchBytes() {
   return maxSliceBytes() * static_cast<uint64_t>(computeThreadCount());
 }
 
+bool gemmFillsBetterTransposed(int64_t M, int64_t N) {
+  if (M <= 0 || N <= 0) return false;
+  const GemmKernel k = activeKernel();
+  auto fill = [](int64_t rows, int64_t cols, int64_t mr, int64_t nr) {
+    return static_cast<double>(rows * cols) /
+           static_cast<double>(roundUp(rows, mr) * roundUp(cols, nr));
+  };
+  return fill(N, M, k.mr, k.nr) > 1.25 * fill(M, N, k.mr, k.nr);
+}
+
 const char* gemmKernelName() { return activeKernel().name; }
 
 bool overrideGemmBlockingForTesting(int64_t kc, int64_t mc, int64_t nc) {

@@ -53,6 +53,11 @@ void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, const PackedBSource& B
 // of 64.
 uint64_t gemmScratchBytes();
 
+// True when the active micro-kernel's register tiles are clearly fuller for
+// the transposed product (C^T[N x M] = B^T A^T) than for C[M x N] itself: a
+// shape like 512 x 10 leaves most of a 48-column tile empty, 10 x 512 does not.
+bool gemmFillsBetterTransposed(int64_t M, int64_t N);
+
 // Name of the micro-kernel chosen for this CPU, e.g. "avx512-8x48".
 const char* gemmKernelName();
 

@@ -76,6 +76,16 @@ uint64_t scratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shap
 
 uint64_t forwardScratchBytes(const ConvShape&) { return alignUp(gemmScratchBytes()); }
 
+// After the data gradient's scratch: the transposed gradient of one group,
+// for the shapes backwardWeight computes transposed.
+uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
+  const ConvGeometry geometry = conv_detail::describe(shape);
+  const uint64_t groupWeights = static_cast<uint64_t>(geometry.coutPerGroup) *
+                                static_cast<uint64_t>(geometry.cinPerGroup) *
+                                static_cast<uint64_t>(geometry.kernelVolume);
+  return gemmPathScratchBytes(shape) + alignUp(groupWeights * sizeof(float));
+}
+
 void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
              const float* bias) {
   const ConvGeometry geometry = conv_detail::describe(shape);
@@ -163,26 +173,45 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
   }
   const ColumnTiling tiling = conv_detail::planColumns(geometry);
   const Scratch parts = splitScratch(scratch);
+  // Few weights per output channel (stems: 1-3 channels x taps) against many
+  // output channels: dw^T = columns x dy^T fills the GEMM's tiles far better,
+  // summed in scratch and transposed into dw at the end of each group.
+  const int64_t rows = Cig * K;
+  const bool transposed = gemmFillsBetterTransposed(Cog, rows);
+  float* const dwT = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(scratch) +
+                                              gemmPathScratchBytes(shape));
   // One fixed accumulation order: groups, then batch, then tiles; the GEMM
-  // adds each tile's product into dw.
+  // adds each tile's product into dw (or dw^T).
   for (int64_t g = 0; g < shape.groups; ++g) {
-    float* dwGroup = dw + g * Cog * Cig * K;
+    float* dwGroup = dw + g * Cog * rows;
     for (int64_t n = 0; n < shape.batch; ++n) {
       const float* xGroup = x + (n * shape.inChannels + g * Cig) * Q;
       const float* dyGroup = dy + (n * shape.outChannels + g * Cog) * P;
       forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
-        MatrixView columnsT;
-        if (geometry.columnsAreInput) {
-          columnsT = {xGroup + tile.channelBegin * Q + tile.positionBegin, 1, Q};
-        } else {
+        const float* columns = xGroup + tile.channelBegin * Q + tile.positionBegin;
+        int64_t columnStride = Q;
+        if (!geometry.columnsAreInput) {
           conv_detail::im2colTile(shape, geometry, tile, xGroup, parts.columns);
-          columnsT = {parts.columns, 1, tile.positionCount};
+          columns = parts.columns;
+          columnStride = tile.positionCount;
         }
-        const MatrixView gradients{dyGroup + tile.positionBegin, P, 1};
         const bool first = n == 0 && tile.positionBegin == 0;
-        sgemm(Cog, tile.channelCount * K, tile.positionCount, gradients, columnsT,
-              dwGroup + tile.channelBegin * K, Cig * K, !first, parts.gemm);
+        const int64_t tileRows = tile.channelCount * K;
+        if (transposed) {
+          sgemm(tileRows, Cog, tile.positionCount, MatrixView{columns, columnStride, 1},
+                MatrixView{dyGroup + tile.positionBegin, 1, P}, dwT + tile.channelBegin * K * Cog,
+                Cog, !first, parts.gemm);
+        } else {
+          sgemm(Cog, tileRows, tile.positionCount, MatrixView{dyGroup + tile.positionBegin, P, 1},
+                MatrixView{columns, 1, columnStride}, dwGroup + tile.channelBegin * K, rows, !first,
+                parts.gemm);
+        }
       });
+    }
+    if (transposed) {
+      for (int64_t co = 0; co < Cog; ++co) {
+        for (int64_t r = 0; r < rows; ++r) dwGroup[co * rows + r] = dwT[r * Cog + co];
+      }
     }
   }
 }

@@ -12,10 +12,11 @@ namespace aclcpu {
 namespace kernels {
 namespace im2col_gemm {
 
-// The data and weight gradients' scratch; the forward pass needs only
-// forwardScratchBytes (it never forms the column matrix).
+// The data gradient's scratch; the forward pass needs only forwardScratchBytes
+// (it never forms the column matrix), the weight gradient a little more.
 uint64_t scratchBytes(const ConvShape& shape);
 uint64_t forwardScratchBytes(const ConvShape& shape);
+uint64_t backwardWeightScratchBytes(const ConvShape& shape);
 // bias (may be null): + bias[c] on channel c, added in fp32 after each
 // output's whole sum (the forward operators' bias, see conv_passes.h); the
 // GEMM adds it as it stores, except in the col2im data gradient, which adds
