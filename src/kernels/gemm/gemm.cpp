@@ -190,15 +190,6 @@ uint64_t maxSliceBytes() {
   return slice;
 }
 
-// Fraction of the register tiles' lanes that hold C for an M x N product.
-double tileFill(const GemmKernel& k, int64_t M, int64_t N) {
-  return static_cast<double>(M * N) / static_cast<double>(roundUp(M, k.mr) * roundUp(N, k.nr));
-}
-
-bool fillsBetterTransposed(const GemmKernel& k, int64_t M, int64_t N) {
-  return M > 0 && N > 0 && tileFill(k, N, M) > 1.25 * tileFill(k, M, N);
-}
-
 void zeroMatrix(int64_t M, int64_t N, float* C, int64_t ldc) {
   for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
 }
@@ -263,14 +254,13 @@ uint64_t gemmScratchBytes() {
 }
 
 bool gemmFillsBetterTransposed(int64_t M, int64_t N) {
-  return fillsBetterTransposed(activeKernel(), M, N);
-}
-
-bool gemmMayFillBetterTransposed(int64_t M, int64_t N) {
-  for (const GemmKernel* k : kAllKernels) {
-    if (fillsBetterTransposed(*k, M, N)) return true;
-  }
-  return false;
+  if (M <= 0 || N <= 0) return false;
+  const GemmKernel k = activeKernel();
+  auto fill = [](int64_t rows, int64_t cols, int64_t mr, int64_t nr) {
+    return static_cast<double>(rows * cols) /
+           static_cast<double>(roundUp(rows, mr) * roundUp(cols, nr));
+  };
+  return fill(N, M, k.mr, k.nr) > 1.25 * fill(M, N, k.mr, k.nr);
 }
 
 const char* gemmKernelName() { return activeKernel().name; }

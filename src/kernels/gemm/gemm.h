@@ -57,9 +57,6 @@ uint64_t gemmScratchBytes();
 // the transposed product (C^T[N x M] = B^T A^T) than for C[M x N] itself: a
 // shape like 512 x 10 leaves most of a 48-column tile empty, 10 x 512 does not.
 bool gemmFillsBetterTransposed(int64_t M, int64_t N);
-// The same question for every micro-kernel this build has: true when any of
-// them would answer it with true (for sizing scratch).
-bool gemmMayFillBetterTransposed(int64_t M, int64_t N);
 
 // Name of the micro-kernel chosen for this CPU, e.g. "avx512-8x48".
 const char* gemmKernelName();

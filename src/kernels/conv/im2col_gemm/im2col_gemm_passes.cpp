@@ -74,66 +74,7 @@ void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& 
 
 uint64_t scratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shape); }
 
-namespace {
-
-// Products with few output positions against many output channels (7x7
-// layers: 49 positions leave half of two 48-wide tiles empty) run transposed,
-// y^T = columns^T x w^T, into scratch; the store transposes them into y.
-bool forwardRunsTransposed(const ConvGeometry& geometry) {
-  return gemmFillsBetterTransposed(geometry.coutPerGroup, geometry.outVolume);
-}
-
-}  // namespace
-
-// Sized for the transposed form whenever any GEMM kernel would choose it, so
-// a size taken under one ISA stays enough under another.
-uint64_t forwardScratchBytes(const ConvShape& shape) {
-  const ConvGeometry geometry = conv_detail::describe(shape);
-  if (!gemmMayFillBetterTransposed(geometry.coutPerGroup, geometry.outVolume)) {
-    return alignUp(gemmScratchBytes());
-  }
-  const uint64_t outputs =
-      static_cast<uint64_t>(geometry.outVolume) * static_cast<uint64_t>(geometry.coutPerGroup);
-  return gemmPathScratchBytes(shape) + alignUp(outputs * sizeof(float));
-}
-
-namespace {
-
-// One (image, group): yT[p][co] = sum over rows of columns[row][p] w[co][row],
-// then y[co][p] = yT[p][co] (+ bias[co], after the whole sum).
-void forwardTransposed(const ConvShape& shape, const ConvGeometry& geometry,
-                       const ColumnTiling& tiling, const float* xGroup, const float* wGroup,
-                       const float* groupBias, float* yGroup, const Scratch& parts, float* yT) {
-  const int64_t P = geometry.outVolume, Q = geometry.inVolume, K = geometry.kernelVolume;
-  const int64_t Cig = geometry.cinPerGroup, Cog = geometry.coutPerGroup;
-  forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
-    MatrixView columnsT{xGroup + tile.channelBegin * Q + tile.positionBegin, 1, Q};
-    if (!geometry.columnsAreInput) {
-      conv_detail::im2colTile(shape, geometry, tile, xGroup, parts.columns);
-      columnsT = {parts.columns, 1, tile.positionCount};
-    }
-    sgemm(tile.positionCount, Cog, tile.channelCount * K, columnsT,
-          MatrixView{wGroup + tile.channelBegin * K, 1, Cig * K}, yT + tile.positionBegin * Cog,
-          Cog, tile.channelBegin > 0, parts.gemm);
-  });
-  auto store = [&](int64_t begin, int64_t end) {
-    for (int64_t co = begin; co < end; ++co) {
-      float* row = yGroup + co * P;
-      for (int64_t p = 0; p < P; ++p) row[p] = yT[p * Cog + co];
-      if (groupBias) {
-        const float value = groupBias[co];
-        for (int64_t p = 0; p < P; ++p) row[p] += value;
-      }
-    }
-  };
-  if (P * Cog < (int64_t{1} << 15)) {
-    store(0, Cog);
-  } else {
-    parallelFor(Cog, store);
-  }
-}
-
-}  // namespace
+uint64_t forwardScratchBytes(const ConvShape&) { return alignUp(gemmScratchBytes()); }
 
 // After the data gradient's scratch: the transposed gradient of one group,
 // for the shapes backwardWeight computes transposed.
@@ -161,21 +102,13 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
   // x (or reads x itself when the columns are x), so one product per (image,
   // group) covers every position and channel.
   const ColumnTile whole{0, Cig, 0, P};
-  const bool transposed = forwardRunsTransposed(geometry);
-  const ColumnTiling tiling = conv_detail::planColumns(geometry);
-  const Scratch parts = splitScratch(scratch);
-  float* const yT =
-      reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) + gemmPathScratchBytes(shape));
   for (int64_t n = 0; n < shape.batch; ++n) {
     for (int64_t g = 0; g < shape.groups; ++g) {
       const float* xGroup = x + (n * shape.inChannels + g * Cig) * Q;
       const MatrixView weights{w + g * Cog * Cig * K, Cig * K, 1};
       float* yGroup = y + (n * shape.outChannels + g * Cog) * P;
       const float* groupBias = bias ? bias + g * Cog : nullptr;
-      if (transposed) {
-        forwardTransposed(shape, geometry, tiling, xGroup, w + g * Cog * Cig * K, groupBias, yGroup,
-                          parts, yT);
-      } else if (geometry.columnsAreInput) {
+      if (geometry.columnsAreInput) {
         sgemm(Cog, P, Cig, weights, MatrixView{xGroup, Q, 1}, yGroup, P, false, scratch, groupBias);
       } else {
         const conv_detail::ColumnSource columns{&shape, &geometry, whole, xGroup};
