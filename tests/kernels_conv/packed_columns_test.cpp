@@ -1,9 +1,9 @@
 // The column matrix packed straight from x (im2col.h, packColumnBlock), the
 // forward im2col pass's sgemm B: every block it writes must hold exactly the
-// entries of the column matrix that im2colTile forms, in sgemm's sliver
-// layout with zero tails; and sgemm on it must give the bits of sgemm on the
-// formed matrix, for every micro-kernel this CPU runs and for small cache
-// blocks that cut rows, slivers and K blocks in odd places.
+// entries of the column matrices that im2colTile forms (one image, or several
+// side by side), in sgemm's sliver layout with zero tails; and sgemm on it must give the bits of
+// sgemm on the formed matrix, for every micro-kernel this CPU runs and for small cache blocks that
+// cut rows, slivers and K blocks in odd places.
 
 #include <gtest/gtest.h>
 
@@ -51,18 +51,36 @@ ConvShape randomShape(std::mt19937& rng) {
 
 ColumnTile wholeTile(const ConvGeometry& g) { return {0, g.cinPerGroup, 0, g.outVolume}; }
 
-TEST(PackedColumns, BlocksHoldTheColumnMatrixInSliverLayout) {
+TEST(PackedColumns, BlocksHoldTheColumnMatricesInSliverLayout) {
   std::mt19937 rng(0x9ac0u);
-  int blocks = 0;
-  for (int trial = 0; trial < 300; ++trial) {
-    const ConvShape s = randomShape(rng);
+  int blocks = 0, stacked = 0, pointwise = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    ConvShape s = randomShape(rng);
+    if (trial % 8 == 0) {  // pointwise: the columns are x itself
+      for (int d = 0; d < 3; ++d) {
+        s.kernel[d] = s.stride[d] = s.dilation[d] = 1;
+        s.padBefore[d] = 0;
+        s.out[d] = s.in[d];
+      }
+    }
     const ConvGeometry g = describe(s);
     const ColumnTile tile = wholeTile(g);
-    const std::vector<float> x = randomValues(s.inChannels * g.inVolume, rng);
-    const int64_t rows = g.cinPerGroup * g.kernelVolume, cols = g.outVolume;
+    const int64_t images = pick(rng, 1, 3);
+    const int64_t imageStride = s.inChannels * g.inVolume + pick(rng, 0, 5);
+    const std::vector<float> x = randomValues(images * imageStride, rng);
+    const int64_t rows = g.cinPerGroup * g.kernelVolume, perImage = g.outVolume;
+    const int64_t cols = images * perImage;
+    // The images' column matrices side by side.
     std::vector<float> matrix(static_cast<size_t>(rows * cols));
-    im2colTile(s, g, tile, x.data(), matrix.data());
-    const ColumnSource source{&s, &g, tile, x.data()};
+    std::vector<float> one(static_cast<size_t>(rows * perImage));
+    for (int64_t i = 0; i < images; ++i) {
+      im2colTile(s, g, tile, x.data() + i * imageStride, one.data());
+      for (int64_t r = 0; r < rows; ++r) {
+        std::memcpy(&matrix[r * cols + i * perImage], &one[r * perImage],
+                    static_cast<size_t>(perImage) * sizeof(float));
+      }
+    }
+    const ColumnSource source{&s, &g, tile, x.data(), images, imageStride};
     for (int slot : {16, 48, 5}) {
       const int64_t k0 = pick(rng, 0, static_cast<int>(rows - 1));
       const int64_t kb = pick(rng, 1, static_cast<int>(rows - k0));
@@ -76,15 +94,20 @@ TEST(PackedColumns, BlocksHoldTheColumnMatrixInSliverLayout) {
           const float expected = l < nb ? matrix[(k0 + p) * cols + n0 + l] : 0.0f;
           const float got = packed[(l / slot) * kb * slot + p * slot + l % slot];
           ASSERT_EQ(std::memcmp(&expected, &got, sizeof(float)), 0)
-              << conv_test::describe(s) << " block k0 " << k0 << " kb " << kb << " n0 " << n0
-              << " nb " << nb << " slot " << slot << ": step " << p << " line " << l;
+              << conv_test::describe(s) << " images " << images << " block k0 " << k0 << " kb "
+              << kb << " n0 " << n0 << " nb " << nb << " slot " << slot << ": step " << p
+              << " line " << l;
         }
       }
       EXPECT_EQ(packed.back(), -777.25f) << "wrote past the block";
       ++blocks;
+      stacked += n0 / perImage != (n0 + nb - 1) / perImage;
+      pointwise += g.columnsAreInput;
     }
   }
-  EXPECT_EQ(blocks, 900);
+  EXPECT_EQ(blocks, 1200);
+  EXPECT_GT(stacked, 100) << "blocks that span two images";
+  EXPECT_GT(pointwise, 100) << "blocks whose columns are x";
 }
 
 struct GemmRestore {

@@ -97,41 +97,64 @@ void fillRow(const ConvShape& shape, const Tap& tap, const ColumnTile& tile, con
       });
 }
 
-}  // namespace
-
-// Step by step (one column-matrix row: a channel and a tap), the block's
-// output-row pieces cut again where a sliver ends.
-void packColumnBlock(const void* context, int64_t k0, int64_t n0, int64_t kb, int64_t nb, int slot,
-                     float* dst) {
-  const ColumnSource& source = *static_cast<const ColumnSource*>(context);
+// Lines [line0, line0 + count) of a block: positions [first, first + count)
+// of one image, step by step (one column-matrix row: a channel and a tap),
+// the output-row pieces cut again where a sliver ends.
+void packImagePiece(const ColumnSource& source, const float* xImage, int64_t k0, int64_t kb,
+                    int64_t line0, int64_t first, int64_t count, int slot, float* dst) {
   const ConvShape& shape = *source.shape;
   const int64_t taps = source.geometry->kernelVolume;
   const StridedRowLoops loops = stridedRowLoops();
   const int64_t sliverFloats = kb * slot;
-  const int64_t tailLines = (nb + slot - 1) / slot * slot - nb;
   for (int64_t p = 0; p < kb; ++p) {
     const int64_t r = k0 + p;
     const Tap tap = makeTap(shape, r % taps);
     const float* xChannel =
-        source.xGroup + (source.tile.channelBegin + r / taps) * source.geometry->inVolume;
+        xImage + (source.tile.channelBegin + r / taps) * source.geometry->inVolume;
     float* step = dst + p * slot;
+    if (source.geometry->columnsAreInput) {  // the row is x's channel itself
+      for (int64_t done = 0; done < count;) {
+        const int64_t lineIndex = line0 + done;
+        const int64_t length = std::min<int64_t>(count - done, slot - lineIndex % slot);
+        std::memcpy(step + lineIndex / slot * sliverFloats + lineIndex % slot,
+                    xChannel + first + done, static_cast<size_t>(length) * sizeof(float));
+        done += length;
+      }
+      continue;
+    }
     forEachOutputRowPiece(
-        shape, source.tile.positionBegin + n0, nb,
+        shape, first, count,
         [&](int64_t od, int64_t oh, int64_t owBegin, int64_t owEnd, int64_t offset) {
+          int64_t lineIndex = line0 + offset;
           while (owBegin < owEnd) {
-            const int64_t line = offset % slot;
+            const int64_t line = lineIndex % slot;
             const int64_t length = std::min<int64_t>(owEnd - owBegin, slot - line);
-            float* to = step + offset / slot * sliverFloats + line;
+            float* to = step + lineIndex / slot * sliverFloats + line;
             fillPiece(shape, tap, xChannel, loops, od, oh, owBegin, owBegin + length, to);
             owBegin += length;
-            offset += length;
+            lineIndex += length;
           }
         });
-    if (tailLines > 0) {
-      float* last = step + nb / slot * sliverFloats + nb % slot;
-      std::fill(last, last + tailLines, 0.0f);
-    }
   }
+}
+
+}  // namespace
+
+void packColumnBlock(const void* context, int64_t k0, int64_t n0, int64_t kb, int64_t nb, int slot,
+                     float* dst) {
+  const ColumnSource& source = *static_cast<const ColumnSource*>(context);
+  const int64_t perImage = source.tile.positionCount;
+  for (int64_t j = n0; j < n0 + nb;) {
+    const int64_t image = j / perImage, position = j % perImage;
+    const int64_t count = std::min(perImage - position, n0 + nb - j);
+    packImagePiece(source, source.xGroup + image * source.imageStride, k0, kb, j - n0,
+                   source.tile.positionBegin + position, count, slot, dst);
+    j += count;
+  }
+  const int64_t tailLines = (nb + slot - 1) / slot * slot - nb;
+  if (tailLines == 0) return;
+  float* last = dst + nb / slot * kb * slot + nb % slot;
+  for (int64_t p = 0; p < kb; ++p) std::fill(last + p * slot, last + p * slot + tailLines, 0.0f);
 }
 
 void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const ColumnTile& tile,

@@ -25,12 +25,16 @@ void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const Colu
 
 // The column matrix of a tile as sgemm's B (gemm.h, PackedBSource): its
 // blocks packed straight from x, without the matrix itself. `context` is a
-// ColumnSource that outlives the sgemm call.
+// ColumnSource that outlives the sgemm call. With images > 1 the matrices of
+// that many consecutive images stand side by side (column j: image
+// j / tile.positionCount), image i's x at xGroup + i * imageStride.
 struct ColumnSource {
   const ConvShape* shape;
   const ConvGeometry* geometry;
   ColumnTile tile;
   const float* xGroup;
+  int64_t images = 1;
+  int64_t imageStride = 0;
 };
 void packColumnBlock(const void* context, int64_t k0, int64_t n0, int64_t kb, int64_t nb, int slot,
                      float* dst);

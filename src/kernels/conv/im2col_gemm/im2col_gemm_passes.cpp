@@ -74,7 +74,30 @@ void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& 
 
 uint64_t scratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shape); }
 
-uint64_t forwardScratchBytes(const ConvShape&) { return alignUp(gemmScratchBytes()); }
+namespace {
+
+// Images with few output positions go into one product side by side, so the
+// weights are packed once per stack of images instead of once per image (a
+// 7x7 output against 2048 x 1024 weights spent most of its time packing them).
+// Depends on the shape only.
+int64_t imagesPerProduct(const ConvShape& shape, const ConvGeometry& geometry) {
+  constexpr int64_t kStackedColumns = 512;
+  const int64_t P = geometry.outVolume;
+  if (shape.batch < 2 || P >= kStackedColumns / 2) return 1;
+  return std::min(shape.batch, (kStackedColumns + P - 1) / P);
+}
+
+}  // namespace
+
+// With stacked images, their outputs side by side follow the GEMM's slices.
+uint64_t forwardScratchBytes(const ConvShape& shape) {
+  const ConvGeometry geometry = conv_detail::describe(shape);
+  const int64_t stack = imagesPerProduct(shape, geometry);
+  if (stack == 1) return alignUp(gemmScratchBytes());
+  const uint64_t outputs = static_cast<uint64_t>(geometry.coutPerGroup) *
+                           static_cast<uint64_t>(stack) * static_cast<uint64_t>(geometry.outVolume);
+  return alignUp(gemmScratchBytes()) + alignUp(outputs * sizeof(float));
+}
 
 // After the data gradient's scratch: the transposed gradient of one group,
 // for the shapes backwardWeight computes transposed.
@@ -102,6 +125,37 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
   // x (or reads x itself when the columns are x), so one product per (image,
   // group) covers every position and channel.
   const ColumnTile whole{0, Cig, 0, P};
+  const int64_t stack = imagesPerProduct(shape, geometry);
+  if (stack > 1) {
+    float* const stacked = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
+                                                    alignUp(gemmScratchBytes()));
+    for (int64_t n0 = 0; n0 < shape.batch; n0 += stack) {
+      const int64_t images = std::min(stack, shape.batch - n0);
+      const int64_t N = images * P;
+      for (int64_t g = 0; g < shape.groups; ++g) {
+        const conv_detail::ColumnSource columns{&shape, &geometry,
+                                                whole,  x + (n0 * shape.inChannels + g * Cig) * Q,
+                                                images, shape.inChannels * Q};
+        sgemm(Cog, N, Cig * K, MatrixView{w + g * Cog * Cig * K, Cig * K, 1},
+              PackedBSource{conv_detail::packColumnBlock, &columns}, stacked, N, false, scratch,
+              bias ? bias + g * Cog : nullptr);
+        auto store = [&](int64_t begin, int64_t end) {
+          for (int64_t co = begin; co < end; ++co) {
+            for (int64_t i = 0; i < images; ++i) {
+              float* to = y + ((n0 + i) * shape.outChannels + g * Cog + co) * P;
+              std::memcpy(to, stacked + co * N + i * P, static_cast<size_t>(P) * sizeof(float));
+            }
+          }
+        };
+        if (Cog * N < (int64_t{1} << 15)) {
+          store(0, Cog);
+        } else {
+          parallelFor(Cog, store);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t n = 0; n < shape.batch; ++n) {
     for (int64_t g = 0; g < shape.groups; ++g) {
       const float* xGroup = x + (n * shape.inChannels + g * Cig) * Q;
