@@ -14,6 +14,7 @@
 
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/im2col_gemm/im2col.h"
+#include "kernels/conv/im2col_gemm/stacked_images.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm_testing.h"
 #include "kernels_conv/conv_test_support.h"
@@ -108,6 +109,54 @@ TEST(PackedColumns, BlocksHoldTheColumnMatricesInSliverLayout) {
   EXPECT_EQ(blocks, 1200);
   EXPECT_GT(stacked, 100) << "blocks that span two images";
   EXPECT_GT(pointwise, 100) << "blocks whose columns are x";
+}
+
+// The data gradient's stacked operand (stacked_images.h): images' row-major
+// matrices side by side, packed and unpacked again.
+TEST(PackedColumns, StackedRowsPackAndUnstackExactly) {
+  std::mt19937 rng(0x9ac2u);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int64_t images = pick(rng, 1, 4), rows = pick(rng, 1, 20), perImage = pick(rng, 1, 60);
+    const int64_t rowStride = perImage + pick(rng, 0, 3);
+    const int64_t imageStride = rows * rowStride + pick(rng, 0, 7);
+    const std::vector<float> data = randomValues(images * imageStride, rng);
+    const StackedRows source{data.data(), rowStride, imageStride, perImage};
+    const int64_t cols = images * perImage;
+    const int slot = trial % 2 ? 48 : 16;
+    const int64_t k0 = pick(rng, 0, static_cast<int>(rows - 1));
+    const int64_t kb = pick(rng, 1, static_cast<int>(rows - k0));
+    const int64_t n0 = pick(rng, 0, static_cast<int>(cols - 1));
+    const int64_t nb = pick(rng, 1, static_cast<int>(cols - n0));
+    const int64_t slivers = (nb + slot - 1) / slot;
+    std::vector<float> packed(static_cast<size_t>(slivers * kb * slot + 1), -777.25f);
+    packStackedRowsBlock(&source, k0, n0, kb, nb, slot, packed.data());
+    for (int64_t p = 0; p < kb; ++p) {
+      for (int64_t l = 0; l < slivers * slot; ++l) {
+        const int64_t j = n0 + l;
+        const float expected =
+            l < nb ? data[(j / perImage) * imageStride + (k0 + p) * rowStride + j % perImage]
+                   : 0.0f;
+        const float got = packed[(l / slot) * kb * slot + p * slot + l % slot];
+        ASSERT_EQ(std::memcmp(&expected, &got, sizeof(float)), 0) << "trial " << trial;
+      }
+    }
+    EXPECT_EQ(packed.back(), -777.25f) << "wrote past the block";
+
+    // unstackRows puts stacked[r][i * perImage + c] at to[i * imageStride' + r * perImage + c].
+    const std::vector<float> stacked = randomValues(rows * cols, rng);
+    const int64_t outStride = rows * perImage + pick(rng, 0, 5);
+    std::vector<float> out(static_cast<size_t>(images * outStride), -777.25f);
+    unstackRows(stacked.data(), rows, images, perImage, out.data(), outStride);
+    for (int64_t i = 0; i < images; ++i) {
+      for (int64_t k = 0; k < outStride; ++k) {
+        const float got = out[i * outStride + k];
+        const float expected = k < rows * perImage
+                                   ? stacked[(k / perImage) * cols + i * perImage + k % perImage]
+                                   : -777.25f;
+        ASSERT_EQ(std::memcmp(&expected, &got, sizeof(float)), 0) << "unstack trial " << trial;
+      }
+    }
+  }
 }
 
 struct GemmRestore {

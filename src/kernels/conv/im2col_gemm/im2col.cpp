@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/thread_pool.h"
+#include "kernels/conv/im2col_gemm/stacked_images.h"
 #include "kernels/conv/im2col_gemm/strided_rows.h"
 
 namespace aclcpu {
@@ -113,13 +114,7 @@ void packImagePiece(const ColumnSource& source, const float* xImage, int64_t k0,
         xImage + (source.tile.channelBegin + r / taps) * source.geometry->inVolume;
     float* step = dst + p * slot;
     if (source.geometry->columnsAreInput) {  // the row is x's channel itself
-      for (int64_t done = 0; done < count;) {
-        const int64_t lineIndex = line0 + done;
-        const int64_t length = std::min<int64_t>(count - done, slot - lineIndex % slot);
-        std::memcpy(step + lineIndex / slot * sliverFloats + lineIndex % slot,
-                    xChannel + first + done, static_cast<size_t>(length) * sizeof(float));
-        done += length;
-      }
+      copyRunIntoSlivers(xChannel + first, count, line0, slot, sliverFloats, step);
       continue;
     }
     forEachOutputRowPiece(
@@ -177,7 +172,8 @@ void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const Colu
 }
 
 void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
-                          const ColumnTile& tile, const float* col, float* dxGroup) {
+                          const ColumnTile& tile, const float* col, int64_t colStride,
+                          float* dxGroup) {
   const int64_t taps = geometry.kernelVolume;
   const int64_t strideW = shape.stride[2];
   const StridedRowLoops loops = stridedRowLoops();
@@ -186,7 +182,7 @@ void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
       float* dxChannel = dxGroup + (tile.channelBegin + c) * geometry.inVolume;
       for (int64_t k = 0; k < taps; ++k) {
         const Tap tap = makeTap(shape, k);
-        const float* src = col + (c * taps + k) * tile.positionCount;
+        const float* src = col + (c * taps + k) * colStride;
         forEachOutputRowPiece(
             shape, tile.positionBegin, tile.positionCount,
             [&](int64_t od, int64_t oh, int64_t owBegin, int64_t owEnd, int64_t columnOffset) {

@@ -42,8 +42,10 @@ void packColumnBlock(const void* context, int64_t k0, int64_t n0, int64_t kb, in
 // dxGroup[c, window position] += col[row][p] for every entry of the tile.
 // Parallel over channels; each channel adds taps, then positions, in a fixed
 // order, so the result never depends on the thread count.
+// col's rows are colStride floats apart (at least tile.positionCount).
 void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
-                          const ColumnTile& tile, const float* col, float* dxGroup);
+                          const ColumnTile& tile, const float* col, int64_t colStride,
+                          float* dxGroup);
 
 }  // namespace conv_detail
 }  // namespace kernels

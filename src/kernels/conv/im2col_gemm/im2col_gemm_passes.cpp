@@ -10,6 +10,7 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/im2col_gemm/im2col.h"
+#include "kernels/conv/im2col_gemm/stacked_images.h"
 #include "kernels/gemm/gemm.h"
 
 namespace aclcpu {
@@ -72,27 +73,25 @@ void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& 
 
 }  // namespace
 
-uint64_t scratchBytes(const ConvShape& shape) { return gemmPathScratchBytes(shape); }
-
-namespace {
-
-// Images with few output positions go into one product side by side, so the
-// weights are packed once per stack of images instead of once per image (a
-// 7x7 output against 2048 x 1024 weights spent most of its time packing them).
-// Depends on the shape only.
-int64_t imagesPerProduct(const ConvShape& shape, const ConvGeometry& geometry) {
-  constexpr int64_t kStackedColumns = 512;
-  const int64_t P = geometry.outVolume;
-  if (shape.batch < 2 || P >= kStackedColumns / 2) return 1;
-  return std::min(shape.batch, (kStackedColumns + P - 1) / P);
+// With stacked images, the stacked column matrix follows the GEMM's slices.
+uint64_t scratchBytes(const ConvShape& shape) {
+  const ConvGeometry geometry = conv_detail::describe(shape);
+  const int64_t rows = geometry.cinPerGroup * geometry.kernelVolume;
+  const int64_t stack = conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, rows);
+  uint64_t bytes = gemmPathScratchBytes(shape);
+  if (stack > 1) {
+    const uint64_t stacked = static_cast<uint64_t>(rows) * static_cast<uint64_t>(stack) *
+                             static_cast<uint64_t>(geometry.outVolume);
+    bytes = std::max(bytes, alignUp(gemmScratchBytes()) + alignUp(stacked * sizeof(float)));
+  }
+  return bytes;
 }
-
-}  // namespace
 
 // With stacked images, their outputs side by side follow the GEMM's slices.
 uint64_t forwardScratchBytes(const ConvShape& shape) {
   const ConvGeometry geometry = conv_detail::describe(shape);
-  const int64_t stack = imagesPerProduct(shape, geometry);
+  const int64_t stack =
+      conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, geometry.coutPerGroup);
   if (stack == 1) return alignUp(gemmScratchBytes());
   const uint64_t outputs = static_cast<uint64_t>(geometry.coutPerGroup) *
                            static_cast<uint64_t>(stack) * static_cast<uint64_t>(geometry.outVolume);
@@ -125,7 +124,7 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
   // x (or reads x itself when the columns are x), so one product per (image,
   // group) covers every position and channel.
   const ColumnTile whole{0, Cig, 0, P};
-  const int64_t stack = imagesPerProduct(shape, geometry);
+  const int64_t stack = conv_detail::imagesPerProduct(shape.batch, P, Cog);
   if (stack > 1) {
     float* const stacked = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
                                                     alignUp(gemmScratchBytes()));
@@ -139,19 +138,8 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
         sgemm(Cog, N, Cig * K, MatrixView{w + g * Cog * Cig * K, Cig * K, 1},
               PackedBSource{conv_detail::packColumnBlock, &columns}, stacked, N, false, scratch,
               bias ? bias + g * Cog : nullptr);
-        auto store = [&](int64_t begin, int64_t end) {
-          for (int64_t co = begin; co < end; ++co) {
-            for (int64_t i = 0; i < images; ++i) {
-              float* to = y + ((n0 + i) * shape.outChannels + g * Cog + co) * P;
-              std::memcpy(to, stacked + co * N + i * P, static_cast<size_t>(P) * sizeof(float));
-            }
-          }
-        };
-        if (Cog * N < (int64_t{1} << 15)) {
-          store(0, Cog);
-        } else {
-          parallelFor(Cog, store);
-        }
+        conv_detail::unstackRows(stacked, Cog, images, P,
+                                 y + (n0 * shape.outChannels + g * Cog) * P, shape.outChannels * P);
       }
     }
     return;
@@ -187,6 +175,38 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
   }
   const ColumnTiling tiling = conv_detail::planColumns(geometry);
   const Scratch parts = splitScratch(scratch);
+  const int64_t rows = Cig * K;
+  const int64_t stack = conv_detail::imagesPerProduct(shape.batch, P, rows);
+  if (stack > 1) {
+    // The column matrices of `stack` images side by side from one product.
+    const ColumnTile whole{0, Cig, 0, P};
+    for (int64_t n0 = 0; n0 < shape.batch; n0 += stack) {
+      const int64_t images = std::min(stack, shape.batch - n0);
+      const int64_t N = images * P;
+      for (int64_t g = 0; g < shape.groups; ++g) {
+        const conv_detail::StackedRows gradients{dy + (n0 * shape.outChannels + g * Cog) * P, P,
+                                                 shape.outChannels * P, P};
+        const MatrixView weightsT{w + g * Cog * rows, 1, rows};
+        const PackedBSource source{conv_detail::packStackedRowsBlock, &gradients};
+        float* dxFirst = dx + (n0 * shape.inChannels + g * Cig) * Q;
+        if (geometry.columnsAreInput) {
+          sgemm(Cig, N, Cog, weightsT, source, parts.columns, N, false, parts.gemm,
+                bias ? bias + g * Cig : nullptr);
+          conv_detail::unstackRows(parts.columns, Cig, images, P, dxFirst, shape.inChannels * Q);
+          continue;
+        }
+        sgemm(rows, N, Cog, weightsT, source, parts.columns, N, false, parts.gemm);
+        for (int64_t i = 0; i < images; ++i) {
+          float* dxGroup = dxFirst + i * shape.inChannels * Q;
+          zeroFloats(dxGroup, Cig * Q);
+          conv_detail::col2imTileAccumulate(shape, geometry, whole, parts.columns + i * P, N,
+                                            dxGroup);
+          if (bias) conv_detail::addChannelBias(dxGroup, Cig, Q, Cig, bias + g * Cig);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t n = 0; n < shape.batch; ++n) {
     for (int64_t g = 0; g < shape.groups; ++g) {
       const float* dyGroup = dy + (n * shape.outChannels + g * Cog) * P;
@@ -206,7 +226,8 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
         }
         sgemm(tile.channelCount * K, tile.positionCount, Cog, weightsT, gradients, parts.columns,
               tile.positionCount, false, parts.gemm);
-        conv_detail::col2imTileAccumulate(shape, geometry, tile, parts.columns, dxGroup);
+        conv_detail::col2imTileAccumulate(shape, geometry, tile, parts.columns, tile.positionCount,
+                                          dxGroup);
       });
       // Scattered sums are complete only now.
       if (bias && !geometry.columnsAreInput)
