@@ -227,13 +227,13 @@ bool channelKindMatches(const ConvShape& s, Channels kind) {
   return depthwise == (kind == Channels::Depthwise);
 }
 
-// A strided pointwise data gradient is one GEMM and a strided scatter in the
-// col2im algorithm, which measured about 25% faster than the row passes
-// (1x1/2 256->512 at 56x56, 2 threads); not for small images (7x7 outputs),
-// whose col2im GEMMs repack the whole weight matrix for every image.
+// A strided pointwise data gradient is one GEMM (images with few positions
+// stacked into one) and a strided scatter in the col2im algorithm, measured
+// faster than the row passes: 1x1/2 256->512 at 56x56 dX 15.9 -> 10.9 ms, res5
+// 1x1/2 1024->2048 at 14x14 15.3 -> 9.6 ms (2 threads).
 bool col2imTakesPointwiseData(const ConvShape& s) {
   const conv_detail::ConvGeometry g = conv_detail::describe(s);
-  if (g.kernelVolume != 1 || g.outVolume < 256) return false;
+  if (g.kernelVolume != 1) return false;
   for (int d = 0; d < 3; ++d) {
     if (s.padBefore[d] != 0) return false;
   }
