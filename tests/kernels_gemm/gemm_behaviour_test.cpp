@@ -309,5 +309,22 @@ TEST(GemmDispatch, ForcingAnIsaChangesTheKernelName) {
   }
 }
 
+// Hand cases of the transposition rule, per kernel (mr x nr: scalar 4 x 16,
+// AVX2 6 x 16, AVX-512 8 x 48): a 512 x 10 product fills 0.62, 0.62 and 0.21
+// of its tiles, 10 x 512 fills 0.83, 0.83 and 0.61 (1.25x is the margin).
+TEST(GemmDispatch, TransposedProductsAreChosenWhenTheyFillTilesClearlyBetter) {
+  using aclcpu::kernels::gemmFillsBetterTransposed;
+  for (GemmIsa isa : supportedIsas()) {
+    ForcedIsa forced(isa);
+    ASSERT_TRUE(forced.ok());
+    const std::string kernel = aclcpu::kernels::gemmKernelName();
+    EXPECT_TRUE(gemmFillsBetterTransposed(512, 10)) << kernel;
+    EXPECT_FALSE(gemmFillsBetterTransposed(10, 512)) << kernel;
+    EXPECT_FALSE(gemmFillsBetterTransposed(256, 256)) << kernel;  // full tiles either way
+    EXPECT_FALSE(gemmFillsBetterTransposed(0, 10)) << kernel;
+    EXPECT_FALSE(gemmFillsBetterTransposed(10, 0)) << kernel;
+  }
+}
+
 }  // namespace
 }  // namespace gemm_test
