@@ -52,6 +52,46 @@ ConvShape randomShape(std::mt19937& rng) {
 
 ColumnTile wholeTile(const ConvGeometry& g) { return {0, g.cinPerGroup, 0, g.outVolume}; }
 
+// A random block [k0, k0 + kb) x [n0, n0 + nb) of a rows x cols B.
+struct Block {
+  int64_t k0, kb, n0, nb;
+};
+Block randomBlock(std::mt19937& rng, int64_t rows, int64_t cols) {
+  Block b;
+  b.k0 = pick(rng, 0, static_cast<int>(rows - 1));
+  b.kb = pick(rng, 1, static_cast<int>(rows - b.k0));
+  b.n0 = pick(rng, 0, static_cast<int>(cols - 1));
+  b.nb = pick(rng, 1, static_cast<int>(cols - b.n0));
+  return b;
+}
+
+constexpr float kUntouched = -777.25f;
+
+// Packs `block` with `pack` (gemm.h, PackedBSource) and checks every line of
+// every sliver against expected(k, j), zero past the block's last column, and
+// that nothing after the block was written.
+template <typename Pack, typename Expected>
+::testing::AssertionResult packsExactly(Pack pack, const void* context, const Block& b, int slot,
+                                        Expected&& expected) {
+  const int64_t slivers = (b.nb + slot - 1) / slot;
+  std::vector<float> packed(static_cast<size_t>(slivers * b.kb * slot + 1), kUntouched);
+  pack(context, b.k0, b.n0, b.kb, b.nb, slot, packed.data());
+  for (int64_t p = 0; p < b.kb; ++p) {
+    for (int64_t l = 0; l < slivers * slot; ++l) {
+      const float want = l < b.nb ? expected(b.k0 + p, b.n0 + l) : 0.0f;
+      const float got = packed[(l / slot) * b.kb * slot + p * slot + l % slot];
+      if (std::memcmp(&want, &got, sizeof(float)) != 0) {
+        return ::testing::AssertionFailure()
+               << "block k0 " << b.k0 << " kb " << b.kb << " n0 " << b.n0 << " nb " << b.nb
+               << " slot " << slot << ": step " << p << " line " << l << " holds " << got
+               << ", expected " << want;
+      }
+    }
+  }
+  if (packed.back() != kUntouched) return ::testing::AssertionFailure() << "wrote past the block";
+  return ::testing::AssertionSuccess();
+}
+
 TEST(PackedColumns, BlocksHoldTheColumnMatricesInSliverLayout) {
   std::mt19937 rng(0x9ac0u);
   int blocks = 0, stacked = 0, pointwise = 0;
@@ -83,26 +123,12 @@ TEST(PackedColumns, BlocksHoldTheColumnMatricesInSliverLayout) {
     }
     const ColumnSource source{&s, &g, tile, x.data(), images, imageStride};
     for (int slot : {16, 48, 5}) {
-      const int64_t k0 = pick(rng, 0, static_cast<int>(rows - 1));
-      const int64_t kb = pick(rng, 1, static_cast<int>(rows - k0));
-      const int64_t n0 = pick(rng, 0, static_cast<int>(cols - 1));
-      const int64_t nb = pick(rng, 1, static_cast<int>(cols - n0));
-      const int64_t slivers = (nb + slot - 1) / slot;
-      std::vector<float> packed(static_cast<size_t>(slivers * kb * slot + 1), -777.25f);
-      packColumnBlock(&source, k0, n0, kb, nb, slot, packed.data());
-      for (int64_t p = 0; p < kb; ++p) {
-        for (int64_t l = 0; l < slivers * slot; ++l) {
-          const float expected = l < nb ? matrix[(k0 + p) * cols + n0 + l] : 0.0f;
-          const float got = packed[(l / slot) * kb * slot + p * slot + l % slot];
-          ASSERT_EQ(std::memcmp(&expected, &got, sizeof(float)), 0)
-              << conv_test::describe(s) << " images " << images << " block k0 " << k0 << " kb "
-              << kb << " n0 " << n0 << " nb " << nb << " slot " << slot << ": step " << p
-              << " line " << l;
-        }
-      }
-      EXPECT_EQ(packed.back(), -777.25f) << "wrote past the block";
+      const Block b = randomBlock(rng, rows, cols);
+      ASSERT_TRUE(packsExactly(packColumnBlock, &source, b, slot,
+                               [&](int64_t k, int64_t j) { return matrix[k * cols + j]; }))
+          << conv_test::describe(s) << " images " << images;
+      stacked += b.n0 / perImage != (b.n0 + b.nb - 1) / perImage;
       ++blocks;
-      stacked += n0 / perImage != (n0 + nb - 1) / perImage;
       pointwise += g.columnsAreInput;
     }
   }
@@ -123,36 +149,24 @@ TEST(PackedColumns, StackedRowsPackAndUnstackExactly) {
     const StackedRows source{data.data(), rowStride, imageStride, perImage};
     const int64_t cols = images * perImage;
     const int slot = trial % 2 ? 48 : 16;
-    const int64_t k0 = pick(rng, 0, static_cast<int>(rows - 1));
-    const int64_t kb = pick(rng, 1, static_cast<int>(rows - k0));
-    const int64_t n0 = pick(rng, 0, static_cast<int>(cols - 1));
-    const int64_t nb = pick(rng, 1, static_cast<int>(cols - n0));
-    const int64_t slivers = (nb + slot - 1) / slot;
-    std::vector<float> packed(static_cast<size_t>(slivers * kb * slot + 1), -777.25f);
-    packStackedRowsBlock(&source, k0, n0, kb, nb, slot, packed.data());
-    for (int64_t p = 0; p < kb; ++p) {
-      for (int64_t l = 0; l < slivers * slot; ++l) {
-        const int64_t j = n0 + l;
-        const float expected =
-            l < nb ? data[(j / perImage) * imageStride + (k0 + p) * rowStride + j % perImage]
-                   : 0.0f;
-        const float got = packed[(l / slot) * kb * slot + p * slot + l % slot];
-        ASSERT_EQ(std::memcmp(&expected, &got, sizeof(float)), 0) << "trial " << trial;
-      }
-    }
-    EXPECT_EQ(packed.back(), -777.25f) << "wrote past the block";
+    ASSERT_TRUE(
+        packsExactly(packStackedRowsBlock, &source, randomBlock(rng, rows, cols), slot,
+                     [&](int64_t k, int64_t j) {
+                       return data[(j / perImage) * imageStride + k * rowStride + j % perImage];
+                     }))
+        << "trial " << trial;
 
     // unstackRows puts stacked[r][i * perImage + c] at to[i * imageStride' + r * perImage + c].
     const std::vector<float> stacked = randomValues(rows * cols, rng);
     const int64_t outStride = rows * perImage + pick(rng, 0, 5);
-    std::vector<float> out(static_cast<size_t>(images * outStride), -777.25f);
+    std::vector<float> out(static_cast<size_t>(images * outStride), kUntouched);
     unstackRows(stacked.data(), rows, images, perImage, out.data(), outStride);
     for (int64_t i = 0; i < images; ++i) {
       for (int64_t k = 0; k < outStride; ++k) {
         const float got = out[i * outStride + k];
         const float expected = k < rows * perImage
                                    ? stacked[(k / perImage) * cols + i * perImage + k % perImage]
-                                   : -777.25f;
+                                   : kUntouched;
         ASSERT_EQ(std::memcmp(&expected, &got, sizeof(float)), 0) << "unstack trial " << trial;
       }
     }
