@@ -824,8 +824,12 @@ TEST(ConvRegistry, BlockedClaimsGoToAvx512Entries) {
       {"dense 64ch 3x3", claimShape(64, 64, 1, 2, 14, 3, 1, 1), true, true, true},
       {"dense 60->62ch (padded to 64)", claimShape(60, 62, 1, 2, 9, 3, 1, 1), true, true, true},
       {"dense 3x3 stride 2", claimShape(32, 32, 1, 2, 15, 3, 2, 1), true, true, true},
-      // The data gradient of a strided pointwise layer is col2im's (measured faster).
-      {"dense 1x1 stride 2 (subsampled)", claimShape(32, 64, 1, 2, 14, 1, 2, 0), true, false, true},
+      // The data gradient of a strided pointwise layer is col2im's, and so is the
+      // forward of one with fewer than 256 output positions (measured faster).
+      {"dense 1x1 stride 2 (subsampled)", claimShape(32, 64, 1, 2, 14, 1, 2, 0), false, false,
+       true},
+      {"dense 1x1 stride 2, 16x16 outputs", claimShape(32, 64, 1, 2, 32, 1, 2, 0), true, false,
+       true},
       {"dense 1D k3 dilation 2", claimShape(32, 32, 1, 1, 50, 3, 1, 2, 2), true, true, true},
       {"dense 3D 3x3x3", claimShape(16, 16, 1, 3, 6, 3, 1, 1), true, true, true},
       {"dense 4x4 stride 4 (data: 16 phases)", claimShape(16, 32, 1, 2, 16, 4, 4, 0), false, true,
