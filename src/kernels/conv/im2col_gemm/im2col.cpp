@@ -109,7 +109,6 @@ void packImagePiece(const ColumnSource& source, const float* xImage, int64_t k0,
   const int64_t sliverFloats = kb * slot;
   for (int64_t p = 0; p < kb; ++p) {
     const int64_t r = k0 + p;
-    const Tap tap = makeTap(shape, r % taps);
     const float* xChannel =
         xImage + (source.tile.channelBegin + r / taps) * source.geometry->inVolume;
     float* step = dst + p * slot;
@@ -117,6 +116,7 @@ void packImagePiece(const ColumnSource& source, const float* xImage, int64_t k0,
       copyRunIntoSlivers(xChannel + first, count, line0, slot, sliverFloats, step);
       continue;
     }
+    const Tap tap = makeTap(shape, r % taps);
     forEachOutputRowPiece(
         shape, first, count,
         [&](int64_t od, int64_t oh, int64_t owBegin, int64_t owEnd, int64_t offset) {

@@ -73,17 +73,24 @@ void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& 
 
 }  // namespace
 
+namespace {
+
+// The GEMM's slices, then one stacked product of rows x (images x positions).
+uint64_t stackedProductBytes(int64_t rows, int64_t images, int64_t positions) {
+  const uint64_t floats = static_cast<uint64_t>(rows) * static_cast<uint64_t>(images) *
+                          static_cast<uint64_t>(positions);
+  return alignUp(gemmScratchBytes()) + alignUp(floats * sizeof(float));
+}
+
+}  // namespace
+
 // With stacked images, the stacked column matrix follows the GEMM's slices.
 uint64_t scratchBytes(const ConvShape& shape) {
   const ConvGeometry geometry = conv_detail::describe(shape);
   const int64_t rows = geometry.cinPerGroup * geometry.kernelVolume;
   const int64_t stack = conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, rows);
   uint64_t bytes = gemmPathScratchBytes(shape);
-  if (stack > 1) {
-    const uint64_t stacked = static_cast<uint64_t>(rows) * static_cast<uint64_t>(stack) *
-                             static_cast<uint64_t>(geometry.outVolume);
-    bytes = std::max(bytes, alignUp(gemmScratchBytes()) + alignUp(stacked * sizeof(float)));
-  }
+  if (stack > 1) bytes = std::max(bytes, stackedProductBytes(rows, stack, geometry.outVolume));
   return bytes;
 }
 
@@ -93,9 +100,7 @@ uint64_t forwardScratchBytes(const ConvShape& shape) {
   const int64_t stack =
       conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, geometry.coutPerGroup);
   if (stack == 1) return alignUp(gemmScratchBytes());
-  const uint64_t outputs = static_cast<uint64_t>(geometry.coutPerGroup) *
-                           static_cast<uint64_t>(stack) * static_cast<uint64_t>(geometry.outVolume);
-  return alignUp(gemmScratchBytes()) + alignUp(outputs * sizeof(float));
+  return stackedProductBytes(geometry.coutPerGroup, stack, geometry.outVolume);
 }
 
 // After the data gradient's scratch: the transposed gradient of one group,
