@@ -74,6 +74,12 @@ struct ConvShape {
   // An algorithm that stages its operands anyway may then take shapes it
   // leaves to algorithms on fp32 memory otherwise (pointwise layers).
   ElementType io = ElementType::F32;
+  // None: the fp32 inputs a pass reads (x, dy) hold operand values. HF32:
+  // they are the caller's raw fp32 values and the pass rounds each to HF32
+  // as it reads it (the weights hold operand values either way), saving the
+  // rounded copy; only for passes whose algorithm rounds its inputs
+  // (conv_passes.h, *RoundsInputs). Selection never depends on it.
+  Rounding inputRounding = Rounding::None;
 };
 
 }  // namespace kernels

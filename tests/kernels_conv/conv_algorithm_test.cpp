@@ -614,6 +614,83 @@ TEST_P(ConvAlgorithmEntry, BiasInTheStoreStepEqualsBiasAddedAfter) {
               algorithm.runWithBias ? "added in its store step" : "added by a pass after it");
 }
 
+// Raw fp32 inputs that an entry rounds to HF32 as it reads them
+// (ConvShape::inputRounding) give the bits of the same entry on copies
+// rounded first, the copies the operator layer makes for the other entries.
+// Every seventh value is an exact tie of the rounding (ties go away from
+// zero), and a few are Inf or NaN, which the rounding passes through.
+TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
+  const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
+  if (!algorithm.roundsHf32Inputs)
+    GTEST_SKIP() << algorithm.name << " reads operand values only (the caller rounds copies)";
+  if (algorithm.minimumIsa > detectedIsa()) {
+    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
+                 << ", this CPU has " << isaName(detectedIsa());
+  }
+  Restore restore;
+  setComputeThreadCount(2);
+  ShapeGenerator shapes(0x4f320000u + static_cast<uint32_t>(GetParam()));
+  const bool weightPass = algorithm.pass == ConvPass::BackwardWeight;
+  auto rawValues = [&](int64_t count, bool specials) {
+    std::vector<float> v = randomValues(count, shapes.rng());
+    for (int64_t i = 0; i < count; i += 7) {
+      uint32_t bits = 0;
+      std::memcpy(&bits, &v[i], sizeof bits);
+      bits = (bits & 0xfffff000u) | 0x800u;  // halfway between two HF32 values
+      std::memcpy(&v[i], &bits, sizeof bits);
+    }
+    if (specials && count > 40) {
+      v[count / 3] = std::numeric_limits<float>::infinity();
+      v[count / 2] = std::numeric_limits<float>::quiet_NaN();
+    }
+    return v;
+  };
+  auto rounded = [](std::vector<float> v) {
+    for (float& e : v) e = roundFloat(e, Rounding::HF32);
+    return v;
+  };
+  int accepted = 0, attempts = 0;
+  for (; attempts < kMaxAttempts && accepted < 30; ++attempts) {
+    ConvShape s = shapes.next(kMaxTerms / 4);
+    s.operands = OperandValues::HF32;
+    if (!algorithm.accepts(s)) continue;
+    ++accepted;
+    const int64_t aCount = algorithm.pass == ConvPass::BackwardData ? yCount(s) : xCount(s);
+    const int64_t bCount = weightPass ? yCount(s) : wCount(s);
+    const int64_t outCount = algorithm.pass == ConvPass::Forward ? yCount(s)
+                             : weightPass                        ? wCount(s)
+                                                                 : xCount(s);
+    // Specials in a third of the shapes: elsewhere a NaN would hide the
+    // other outputs' bits behind NaN results.
+    const std::vector<float> rawA = rawValues(aCount, accepted % 3 == 0);
+    // The weights are operand values either way; dy is an input of dW.
+    const std::vector<float> rawB =
+        weightPass ? rawValues(bCount, false) : rounded(randomValues(bCount, shapes.rng()));
+    const std::vector<float> copyA = rounded(rawA), copyB = rounded(rawB);
+    ConvShape raw = s;
+    raw.inputRounding = Rounding::HF32;
+    // Under every ISA level the entry runs at (the GEMM's packers differ).
+    for (Isa level : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+      if (level < algorithm.minimumIsa || level > detectedIsa()) continue;
+      ASSERT_TRUE(forceIsaForTesting(level));
+      Scratch scratch(algorithm.scratchBytes(s));
+      std::vector<float> fromRaw = poisoned(outCount), fromCopies = poisoned(outCount);
+      algorithm.run(raw, rawA.data(), rawB.data(), fromRaw.data(), scratch.get());
+      algorithm.run(s, copyA.data(), copyB.data(), fromCopies.data(), scratch.get());
+      ASSERT_TRUE(scratch.guardsIntact()) << algorithm.name;
+      for (int64_t i = 0; i < outCount; ++i) {
+        ASSERT_EQ(std::memcmp(&fromRaw[i], &fromCopies[i], sizeof(float)), 0)
+            << entryLabel(algorithm.name, s) << " at " << isaName(level) << ": element " << i
+            << " (" << coordinates(algorithm.pass, s, i) << ") from raw inputs " << fromRaw[i]
+            << ", from rounded copies " << fromCopies[i];
+      }
+    }
+  }
+  EXPECT_GE(accepted, 10) << algorithm.name << " accepted " << accepted << " of " << attempts;
+  std::printf("[ hf32     ] %-36s %2d shapes, raw inputs rounded as read\n", algorithm.name,
+              accepted);
+}
+
 std::string entryName(const ::testing::TestParamInfo<int>& info) {
   std::string name = convAlgorithmAt(info.param).name;
   for (char& c : name)

@@ -125,7 +125,20 @@ bool runWordsPass(ConvPass pass, const ConvShape& s, const uint16_t* a, const fl
   return selectConvAlgorithm(pass, s, activeIsa()).runWords(s, a, b, bias, out, scratch);
 }
 
+bool roundsInputs(ConvPass pass, const ConvShape& s) {
+  if (workOf(pass, s) != Work::Compute) return true;
+  return selectConvAlgorithm(pass, s, activeIsa()).roundsHf32Inputs;
+}
+
 }  // namespace
+
+bool forwardRoundsInputs(const ConvShape& shape) { return roundsInputs(ConvPass::Forward, shape); }
+bool backwardDataRoundsInputs(const ConvShape& shape) {
+  return roundsInputs(ConvPass::BackwardData, shape);
+}
+bool backwardWeightRoundsInputs(const ConvShape& shape) {
+  return roundsInputs(ConvPass::BackwardWeight, shape);
+}
 
 bool forwardTakesWords(const ConvShape& shape) { return takesWords(ConvPass::Forward, shape); }
 bool backwardDataTakesWords(const ConvShape& shape) {

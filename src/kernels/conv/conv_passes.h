@@ -61,6 +61,14 @@ bool convBackwardDataWords(const ConvShape& shape, const uint16_t* dy, const flo
 bool convBackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
                              float* dw, void* scratch);
 
+// Whether the pass reads its inputs (x, dy) as the caller's raw fp32 values
+// and rounds them itself when shape.inputRounding is HF32 (its algorithm
+// does, or it reads no input); then the caller need not make rounded copies.
+// The answer is the same whatever shape.inputRounding holds.
+bool forwardRoundsInputs(const ConvShape& shape);
+bool backwardDataRoundsInputs(const ConvShape& shape);
+bool backwardWeightRoundsInputs(const ConvShape& shape);
+
 // dw[co, ci, k] = sum over n, o of x[n, g*Cin/G + ci, o*stride - pad + k*dil] * dy[n, co, o]
 void convBackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                         void* scratch);

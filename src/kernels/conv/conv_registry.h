@@ -38,6 +38,9 @@ struct ConvAlgorithm {
   // BackwardWeight's form: x and dy as words, dw in fp32.
   bool (*runWeightWords)(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
                          void* scratch) = nullptr;
+  // The fp32 runs take shape.inputRounding HF32: the inputs (x, dy) as the
+  // caller's raw values, rounded as they are read.
+  bool roundsHf32Inputs = false;
 };
 
 // Runs `algorithm`, then (bias not null) makes out[n, c, ...] += bias[c]:

@@ -21,6 +21,7 @@
 
 #include "kernels/convert/convert_runs.h"
 #include "kernels/simd/half_words_avx512.h"
+#include "kernels/simd/hf32_rounding_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
@@ -40,13 +41,7 @@ __m512 applyRounding(__m512 value) {
   if constexpr (R == Rounding::None) {
     return value;
   } else if constexpr (R == Rounding::HF32) {
-    // 11 explicit mantissa bits, ties away from zero; Inf and NaN unchanged.
-    const __m512i bits = _mm512_castps_si512(value);
-    const __m512i rounded =
-        _mm512_and_si512(_mm512_add_epi32(bits, splat(0x800u)), splat(0xfffff000u));
-    const __mmask16 special =
-        _mm512_cmpeq_epi32_mask(_mm512_and_si512(bits, splat(0x7f800000u)), splat(0x7f800000u));
-    return _mm512_castsi512_ps(_mm512_mask_blend_epi32(special, rounded, bits));
+    return simd::roundHf32(value);
   } else if constexpr (R == Rounding::F16) {
     return _mm512_cvtph_ps(_mm512_cvtps_ph(value, kF16Nearest));
   } else {

@@ -19,16 +19,20 @@ using gemm_detail::GemmKernel;
 // (mr x kc, L1) at a time. They depend on the kernel only, never on threads
 // or shapes, so every element's summation order is fixed.
 // clang-format off
-// Fields: name, mr, nr, kc, mc, nc, micro-kernel, packer.
+// Fields: name, mr, nr, kc, mc, nc, micro-kernel, packer, rounding packer,
+// HF32 rounding.
 constexpr GemmKernel kScalarKernel{"scalar-4x16", gemm_detail::kScalarMr, gemm_detail::kScalarNr,
                                    256, 64, 512,
-                                   gemm_detail::microKernelScalar, gemm_detail::packBlockPortable};
+                                   gemm_detail::microKernelScalar, gemm_detail::packBlockPortable,
+                                   gemm_detail::packBlockHf32Portable, gemm_detail::roundHf32Portable};
 constexpr GemmKernel kAvx2Kernel{"avx2-6x16", gemm_detail::kAvx2Mr, gemm_detail::kAvx2Nr,
                                  256, 96, 512,
-                                 gemm_detail::microKernelAvx2, gemm_detail::packBlockPortable};
+                                 gemm_detail::microKernelAvx2, gemm_detail::packBlockPortable,
+                                 gemm_detail::packBlockHf32Portable, gemm_detail::roundHf32Portable};
 constexpr GemmKernel kAvx512Kernel{"avx512-8x48", gemm_detail::kAvx512Mr, gemm_detail::kAvx512Nr,
                                    256, 144, 480,
-                                   gemm_detail::microKernelAvx512, gemm_detail::packBlockAvx512};
+                                   gemm_detail::microKernelAvx512, gemm_detail::packBlockAvx512,
+                                   gemm_detail::packBlockHf32Avx512, gemm_detail::roundHf32Avx512};
 // clang-format on
 constexpr const GemmKernel* kAllKernels[] = {&kScalarKernel, &kAvx2Kernel, &kAvx512Kernel};
 
@@ -134,11 +138,12 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
       if (p.bSource) {
         p.bSource->pack(p.bSource->context, pc, jc, kb, nb, k.nr, packedB);
       } else {
-        gemm_detail::packB(p.B, pc, jc, kb, nb, k.nr, k.pack, packedB);
+        gemm_detail::packB(p.B, pc, jc, kb, nb, k.nr, p.B.roundHf32 ? k.packHf32 : k.pack, packedB);
       }
+      if (p.bSource && p.bSource->roundHf32) k.roundHf32(packedB, roundUp(nb, k.nr) * kb);
       for (int64_t ic = m0; ic < m1; ic += k.mc) {
         const int64_t mb = std::min(k.mc, m1 - ic);
-        gemm_detail::packA(p.A, ic, pc, mb, kb, k.mr, k.pack, packedA);
+        gemm_detail::packA(p.A, ic, pc, mb, kb, k.mr, p.A.roundHf32 ? k.packHf32 : k.pack, packedA);
         for (int64_t ir = 0; ir < mb; ir += k.mr) {
           const float* pa = packedA + ir * kb;
           const int64_t rows = std::min<int64_t>(k.mr, mb - ir);

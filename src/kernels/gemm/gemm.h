@@ -14,6 +14,10 @@ struct MatrixView {
   const float* data = nullptr;
   int64_t rowStride = 0;
   int64_t colStride = 0;
+  // The elements are raw values to be rounded to HF32 (ConvShape::
+  // inputRounding): each packed block is rounded as it is packed, so the
+  // product is that of the rounded matrix.
+  bool roundHf32 = false;
 };
 
 // C[M x N] (row-major, leading dimension ldc) = (accumulate ? C : 0) + A[M x K] * B[K x N],
@@ -39,6 +43,7 @@ struct PackedBSource {
   void (*pack)(const void* context, int64_t k0, int64_t n0, int64_t kb, int64_t nb, int slot,
                float* dst);
   const void* context;
+  bool roundHf32 = false;  // as MatrixView::roundHf32
 };
 
 // The same product with B from a PackedBSource: the same blocking and

@@ -36,6 +36,9 @@ struct GemmKernel {
   int64_t nc;  // multiple of nr
   MicroKernelFn run;
   PackBlockFn pack;
+  PackBlockFn packHf32;  // the same, each value rounded to HF32 (MatrixView::roundHf32)
+  // Rounds `count` packed floats to HF32 in place (a PackedBSource's blocks).
+  void (*roundHf32)(float* data, int64_t count);
 };
 
 // Defined in ISA-specific files; call only after the matching cpuid check.
@@ -50,6 +53,12 @@ void packBlockPortable(const float* src, int64_t lineStride, int64_t stepStride,
                        int64_t depth, int slot, float* dst);
 void packBlockAvx512(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
                      int64_t depth, int slot, float* dst);
+void packBlockHf32Portable(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
+                           int64_t depth, int slot, float* dst);
+void packBlockHf32Avx512(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
+                         int64_t depth, int slot, float* dst);
+void roundHf32Portable(float* data, int64_t count);
+void roundHf32Avx512(float* data, int64_t count);
 
 // Tile shapes of the kernels above (the single source of truth for mr/nr).
 constexpr int kScalarMr = 4;

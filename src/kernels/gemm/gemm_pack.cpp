@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernels/convert/convert.h"
 #include "kernels/gemm/gemm_kernel.h"
 
 namespace aclcpu {
@@ -41,6 +42,16 @@ void packBlockPortable(const float* src, int64_t lineStride, int64_t stepStride,
       std::fill(to + p * slot + width, to + (p + 1) * slot, 0.0f);
     }
   }
+}
+
+void roundHf32Portable(float* data, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) data[i] = roundFloat(data[i], Rounding::HF32);
+}
+
+void packBlockHf32Portable(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
+                           int64_t depth, int slot, float* dst) {
+  packBlockPortable(src, lineStride, stepStride, lines, depth, slot, dst);
+  roundHf32Portable(dst, (lines + slot - 1) / slot * slot * depth);
 }
 
 }  // namespace gemm_detail

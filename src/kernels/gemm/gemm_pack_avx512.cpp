@@ -2,7 +2,9 @@
 // contiguous along depth (row-major A, transposed B) are moved with 16 x 16
 // register transposes; steps that are contiguous (transposed A, row-major B)
 // with masked vector copies. Only called after a cpuid check.
-// Keep this file free of library templates (see gemm_microkernel_avx512.cpp).
+// Keep this file free of library templates (see gemm_microkernel_avx512.cpp);
+// its own templates are in the unnamed namespace. The Hf32 packers round each
+// value as they move it (MatrixView::roundHf32).
 
 // GCC 12 reports its own _mm512_undefined_ps() inside the masked intrinsics
 // as uninitialised; the lanes it leaves undefined are always masked off.
@@ -14,6 +16,7 @@
 #include <immintrin.h>
 
 #include "kernels/gemm/gemm_kernel.h"
+#include "kernels/simd/hf32_rounding_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
@@ -29,6 +32,7 @@ int64_t clampTo16(int64_t value) { return value < 0 ? 0 : (value > 16 ? 16 : val
 using simd::firstLanes;
 
 // Each line is contiguous along depth: transpose 16 lines x 16 steps at a time.
+template <bool kRound>
 void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_t depth, int slot,
                      float* dst) {
   for (int64_t l0 = 0; l0 < slot; l0 += 16) {
@@ -57,7 +61,8 @@ void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_
       }
       simd::transpose16x16(r);
       for (int j = 0; j < steps; ++j) {
-        _mm512_mask_storeu_ps(dst + (p0 + j) * slot + l0, storeMask, r[j]);
+        _mm512_mask_storeu_ps(dst + (p0 + j) * slot + l0, storeMask,
+                              kRound ? simd::roundHf32(r[j]) : r[j]);
       }
     }
   }
@@ -65,6 +70,7 @@ void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_
 
 // Each step's lines are contiguous: stream whole steps across all slivers
 // (long sequential reads), masked copies, zero beyond the last line.
+template <bool kRound>
 void packCopying(const float* src, int64_t stepStride, int64_t lines, int64_t depth, int slot,
                  float* dst) {
   const int64_t slivers = (lines + slot - 1) / slot;
@@ -85,18 +91,39 @@ void packCopying(const float* src, int64_t stepStride, int64_t lines, int64_t de
       const int64_t width = lines - s * slot;
       for (int64_t l0 = 0; l0 < slot; l0 += 16) {
         const __m512 v = _mm512_maskz_loadu_ps(firstLanes(width - l0), from + l0);
-        _mm512_mask_storeu_ps(to + l0, firstLanes(slot - l0), v);
+        _mm512_mask_storeu_ps(to + l0, firstLanes(slot - l0), kRound ? simd::roundHf32(v) : v);
       }
     }
   }
 }
 
 // Neither stride is 1: plain element copies.
+template <bool kRound>
 void packGeneral(const float* src, int64_t lineStride, int64_t stepStride, int64_t width,
                  int64_t depth, int slot, float* dst) {
   for (int64_t p = 0; p < depth; ++p) {
     for (int64_t l = 0; l < slot; ++l) {
       dst[p * slot + l] = l < width ? src[l * lineStride + p * stepStride] : 0.0f;
+    }
+    if (kRound) roundHf32Avx512(dst + p * slot, slot);
+  }
+}
+
+template <bool kRound>
+void packBlock(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
+               int64_t depth, int slot, float* dst) {
+  if (lineStride == 1) {
+    packCopying<kRound>(src, stepStride, lines, depth, slot, dst);
+    return;
+  }
+  for (int64_t s = 0; s * slot < lines; ++s) {
+    const float* from = src + s * slot * lineStride;
+    float* to = dst + s * depth * slot;
+    const int64_t width = lines - s * slot < slot ? lines - s * slot : slot;
+    if (stepStride == 1) {
+      packTransposing<kRound>(from, lineStride, width, depth, slot, to);
+    } else {
+      packGeneral<kRound>(from, lineStride, stepStride, width, depth, slot, to);
     }
   }
 }
@@ -105,19 +132,17 @@ void packGeneral(const float* src, int64_t lineStride, int64_t stepStride, int64
 
 void packBlockAvx512(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
                      int64_t depth, int slot, float* dst) {
-  if (lineStride == 1) {
-    packCopying(src, stepStride, lines, depth, slot, dst);
-    return;
-  }
-  for (int64_t s = 0; s * slot < lines; ++s) {
-    const float* from = src + s * slot * lineStride;
-    float* to = dst + s * depth * slot;
-    const int64_t width = lines - s * slot < slot ? lines - s * slot : slot;
-    if (stepStride == 1) {
-      packTransposing(from, lineStride, width, depth, slot, to);
-    } else {
-      packGeneral(from, lineStride, stepStride, width, depth, slot, to);
-    }
+  packBlock<false>(src, lineStride, stepStride, lines, depth, slot, dst);
+}
+void packBlockHf32Avx512(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
+                         int64_t depth, int slot, float* dst) {
+  packBlock<true>(src, lineStride, stepStride, lines, depth, slot, dst);
+}
+
+void roundHf32Avx512(float* data, int64_t count) {
+  for (int64_t i = 0; i < count; i += 16) {
+    const __mmask16 mask = firstLanes(count - i);
+    _mm512_mask_storeu_ps(data + i, mask, simd::roundHf32(_mm512_maskz_loadu_ps(mask, data + i)));
   }
 }
 

@@ -210,19 +210,27 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
 
   // Operands already dense fp32 (and not rounded) are read in place; their
   // layout and dtype are fixed at phase 1, only addresses may be rebound.
-  auto readable = [&](const TensorRole& role) {
-    return readableInPlace(role, problem.operandRounding, inputTensors);
-  };
+  // With HF32 operand rounding, dense fp32 x and dy are read in place too
+  // when the kernels round them as they read them.
+  const bool kernelsRound =
+      !problem.empty && kernelsRoundInputs(problem.operandRounding, problem.shape,
+                                           problem.computeGradInput && problem.gradInputIsForward,
+                                           problem.computeGradInput && !problem.gradInputIsForward,
+                                           problem.computeGradWeight);
+  const kernels::Rounding activationRounding =
+      kernelsRound ? kernels::Rounding::None : problem.operandRounding;
   InPlaceOperands inPlace;
   if (!problem.empty) {
-    inPlace.x = readable(problem.x);
-    inPlace.w = readable(problem.w);
-    inPlace.dy = readable(problem.dy);
+    inPlace.x = readableInPlace(problem.x, activationRounding, inputTensors);
+    inPlace.w = readableInPlace(problem.w, problem.operandRounding, inputTensors);
+    inPlace.dy = readableInPlace(problem.dy, activationRounding, inputTensors);
   }
   // The words paths are decided first: they are part of the kernels' job,
   // and so of the scratch they need. gradWeight's words must be of the type
   // gradInput's chose, if it chose one.
   ConvBackwardProblem planned = problem;
+  // Staged copies are rounded already; rounding them again changes nothing.
+  if (inPlace.x || inPlace.dy) planned.shape.inputRounding = problem.operandRounding;
   bool gradInputOnWords = false, gradWeightOnWords = false;
   auto inputView = [&](const TensorRole& role) {
     return roleView(role, *inputTensors[static_cast<size_t>(role.index)].tensor);

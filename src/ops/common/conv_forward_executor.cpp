@@ -157,13 +157,21 @@ aclnnStatus finishConvForwardPhase1(const char* phase1Api, const char* phase2Api
 
   // Operands already dense fp32 (and not rounded) are read in place; their
   // layout and dtype are fixed at phase 1, only addresses may be rebound.
+  // With HF32 operand rounding, so is a dense fp32 source that the kernels
+  // round as they read it.
+  const bool kernelsRound = computes && kernelsRoundInputs(problem.operandRounding, problem.shape,
+                                                           !problem.transposedAsDataGrad,
+                                                           problem.transposedAsDataGrad, false);
   const bool sourceInPlace =
-      computes && readableInPlace(problem.source, problem.operandRounding, inputTensors);
+      computes && readableInPlace(problem.source,
+                                  kernelsRound ? kernels::Rounding::None : problem.operandRounding,
+                                  inputTensors);
   const bool weightInPlace =
       computes && readableInPlace(problem.weight, problem.operandRounding, inputTensors);
   // The words path is decided first: it is part of the kernels' job, and so
   // of the scratch they need.
   ConvForwardProblem planned = problem;
+  if (sourceInPlace) planned.shape.inputRounding = problem.operandRounding;
   bool words = false;
   if (computes) {
     const kernels::View5 source =

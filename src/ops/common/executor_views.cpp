@@ -41,6 +41,14 @@ bool readableInPlace(const TensorRole& role, kernels::Rounding rounding,
          isDenseFloat32(roleView(role, *tensors[static_cast<size_t>(role.index)].tensor));
 }
 
+bool kernelsRoundInputs(kernels::Rounding rounding, const kernels::ConvShape& shape,
+                        bool forwardPass, bool dataPass, bool weightPass) {
+  if (rounding != kernels::Rounding::HF32 || shape.io != kernels::ElementType::F32) return false;
+  return (!forwardPass || kernels::forwardRoundsInputs(shape)) &&
+         (!dataPass || kernels::backwardDataRoundsInputs(shape)) &&
+         (!weightPass || kernels::backwardWeightRoundsInputs(shape));
+}
+
 float* directResultTarget(const kernels::View5& target, bool needsRounding, const ByteRange* inputs,
                           size_t inputCount) {
   if (needsRounding || !isDenseFloat32(target)) return nullptr;

@@ -42,6 +42,14 @@ const float* stageOperand(const kernels::View5& source, bool inPlace, kernels::R
 bool readableInPlace(const TensorRole& role, kernels::Rounding rounding,
                      const std::vector<NamedTensor>& tensors);
 
+// True when operand rounding `rounding` is HF32 and every pass a run makes
+// (forward, data gradient, weight gradient: the flags) rounds its inputs as
+// it reads them: x and dy can then be read in place (readableInPlace with
+// no rounding) with shape.inputRounding = HF32. The weights are rounded
+// copies either way.
+bool kernelsRoundInputs(kernels::Rounding rounding, const kernels::ConvShape& shape,
+                        bool forwardPass, bool dataPass, bool weightPass);
+
 // `target`'s own memory when a result can be stored there directly: it is
 // dense fp32, the result needs no rounding and no input shares a byte with it
 // (so every input is still intact while the kernel writes). Else nullptr.

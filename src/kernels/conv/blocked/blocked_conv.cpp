@@ -175,11 +175,12 @@ void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& 
   });
 }
 
-// Staging and unstaging from fp32 buffers, or from the caller's words of
-// type shape.io (AVX-512 only).
-void stageFrom(const BlockedKernels& k, const ConvShape&, const float* dense, const StagedLayout& l,
-               int64_t firstImage, int64_t images, float* staged) {
-  stage(k, dense, l, firstImage, images, staged);
+// Staging and unstaging from fp32 buffers (rounded as staged when they are
+// the caller's raw inputs), or from the caller's words of type shape.io
+// (AVX-512 only).
+void stageFrom(const BlockedKernels& k, const ConvShape& s, const float* dense,
+               const StagedLayout& l, int64_t firstImage, int64_t images, float* staged) {
+  stage(k, dense, l, firstImage, images, staged, s.inputRounding);
 }
 void stageFrom(const BlockedKernels&, const ConvShape& s, const uint16_t* dense,
                const StagedLayout& l, int64_t firstImage, int64_t images, float* staged) {

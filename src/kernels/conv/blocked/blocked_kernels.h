@@ -88,6 +88,10 @@ void f32_dwconvbwdw_16_avx2(const WeightJob& job);
 // call handles rows [begin, end).
 void stageRows_avx512(const float* dense, const StagedLayout& layout, int64_t begin, int64_t end,
                       float* staged);
+// The same, each value rounded to HF32 as it is read (the caller's raw
+// fp32 inputs, ConvShape::inputRounding).
+void stageHf32Rows_avx512(const float* dense, const StagedLayout& layout, int64_t begin,
+                          int64_t end, float* staged);
 // Writes the dense elements that staged rows [begin, end) map to, plus
 // bias[channel] when `bias` is not null (the output store of a forward
 // pass). Dense elements no staged position maps to are left alone.
@@ -113,14 +117,22 @@ struct BlockedKernels {
   void (*depthwiseWeightGrad)(const WeightJob&);
   void (*stageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
   void (*unstageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*, const float*);
+  // stageRows with HF32 rounding; null where the ISA has none (stage() then
+  // rounds the staged rows after the plain copy).
+  void (*stageHf32Rows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
 };
 
 constexpr BlockedKernels kAvx512Kernels{f32_conv_rows_nb16_avx512, f32_dwconv_rows_nb16_avx512,
                                         f32_convbwdw_16x16_avx512, f32_dwconvbwdw_16_avx512,
-                                        stageRows_avx512,          unstageRows_avx512};
-constexpr BlockedKernels kAvx2Kernels{f32_conv_rows_nb16_avx2, f32_dwconv_rows_nb16_avx2,
-                                      f32_convbwdw_16x16_avx2, f32_dwconvbwdw_16_avx2,
-                                      stageRows_avx2,          unstageRows_avx2};
+                                        stageRows_avx512,          unstageRows_avx512,
+                                        stageHf32Rows_avx512};
+constexpr BlockedKernels kAvx2Kernels{f32_conv_rows_nb16_avx2,
+                                      f32_dwconv_rows_nb16_avx2,
+                                      f32_convbwdw_16x16_avx2,
+                                      f32_dwconvbwdw_16_avx2,
+                                      stageRows_avx2,
+                                      unstageRows_avx2,
+                                      nullptr};
 
 }  // namespace blocked
 }  // namespace kernels

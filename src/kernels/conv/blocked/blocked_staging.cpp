@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/thread_pool.h"
+#include "kernels/conv/blocked/staged_rows_inl.h"
 #include "kernels/convert/convert.h"
 
 namespace aclcpu {
@@ -59,10 +60,22 @@ void unstageWords(const float* staged, const StagedLayout& l, int64_t firstImage
 }
 
 void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, int64_t firstImage,
-           int64_t images, float* staged) {
+           int64_t images, float* staged, Rounding rounding) {
   const float* src = dense + firstImage * denseImageFloats(l);
-  parallelFor(images * rowsPerImage(l),
-              [&](int64_t begin, int64_t end) { k.stageRows(src, l, begin, end, staged); });
+  const bool hf32 = rounding == Rounding::HF32;
+  parallelFor(images * rowsPerImage(l), [&](int64_t begin, int64_t end) {
+    if (hf32 && k.stageHf32Rows) {
+      k.stageHf32Rows(src, l, begin, end, staged);
+      return;
+    }
+    k.stageRows(src, l, begin, end, staged);
+    if (!hf32) return;
+    for (int64_t row = begin; row < end; ++row) {
+      const StagedRow r = decode(l, row);
+      float* values = stagedRow(staged, l, r);
+      for (int64_t i = 0; i < l.size[2] * kLanes; ++i) values[i] = roundFloat(values[i], rounding);
+    }
+  });
   if (l.slackFloats > 0)
     std::memset(staged + l.imageStride * l.images, 0,
                 static_cast<size_t>(l.slackFloats) * sizeof(float));

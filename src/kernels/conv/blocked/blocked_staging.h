@@ -17,9 +17,10 @@ inline int64_t denseImageFloats(const StagedLayout& l) {
 }
 
 // Stages `images` images starting at dense image `firstImage`, and zeroes
-// the layout's slack.
+// the layout's slack; with `rounding` HF32 each value is rounded as it is
+// staged (the caller's raw inputs).
 void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, int64_t firstImage,
-           int64_t images, float* staged);
+           int64_t images, float* staged, Rounding rounding = Rounding::None);
 
 // Writes `images` staged images back to the dense tensor from `firstImage`
 // on, plus bias[channel] when `bias` is not null; positions of reduced 1x1

@@ -74,6 +74,10 @@ void stageRows_avx512(const float* dense, const StagedLayout& l, int64_t begin, 
                       float* staged) {
   stageRowsFrom<F32Elements>(dense, l, begin, end, staged);
 }
+void stageHf32Rows_avx512(const float* dense, const StagedLayout& l, int64_t begin, int64_t end,
+                          float* staged) {
+  stageRowsFrom<Hf32Elements>(dense, l, begin, end, staged);
+}
 void stageWordRows_avx512(const uint16_t* dense, ElementType type, const StagedLayout& l,
                           int64_t begin, int64_t end, float* staged) {
   if (type == ElementType::F16)

@@ -1,6 +1,7 @@
 #pragma once
-// The element kinds the AVX-512 staging files read: fp32 data, or the
-// caller's bf16 or half words, each widened to fp32. For files compiled with
+// The element kinds the AVX-512 staging files read: fp32 data (as it is,
+// or the caller's raw values rounded to HF32), or the caller's bf16 or half
+// words, each widened to fp32. For files compiled with
 // AVX-512 only.
 
 #include <immintrin.h>
@@ -8,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/simd/half_words_avx512.h"
+#include "kernels/simd/hf32_rounding_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -31,6 +33,20 @@ struct F32Elements {
     return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mask, index, p, 4);
   }
   static float value(float v) { return v; }
+};
+// The caller's raw fp32 values, rounded to HF32 as they are read
+// (ConvShape::inputRounding).
+struct Hf32Elements {
+  using Element = float;
+  static __m512 load(const float* p, __mmask16 mask) {
+    return simd::roundHf32(F32Elements::load(p, mask));
+  }
+  static __m512i bits(const float* p, __mmask16 mask) { return _mm512_castps_si512(load(p, mask)); }
+  static __m512i bits(const float* p, int64_t step, __mmask16 mask) {
+    return _mm512_castps_si512(
+        simd::roundHf32(_mm512_castsi512_ps(F32Elements::bits(p, step, mask))));
+  }
+  static float value(float v) { return _mm512_cvtss_f32(simd::roundHf32(_mm512_set1_ps(v))); }
 };
 // kHalf: IEEE half words, else bf16 words. VCVTPH2PS quiets a signalling
 // NaN: the bf16 kernels send any NaN to the exact path, and the fp32

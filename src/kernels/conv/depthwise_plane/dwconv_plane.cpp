@@ -73,9 +73,13 @@ namespace {
 // The source and destination of a correlation job: fp32, or bf16 words.
 void setSource(PlaneCorrelation* j, const float* p) { j->src = p; }
 void setSource(PlaneCorrelation* j, const uint16_t* p) { j->srcWords = p; }
-// Only the words runs read the type.
-void setWords(PlaneCorrelation* j, const ConvShape& s) { j->words = s.io; }
-void setWords(PlaneWeightGrad* j, const ConvShape& s) { j->words = s.io; }
+// How the inputs are read: only the words runs read the type, only the
+// fp32 runs the rounding.
+template <typename Job>
+void setReading(Job* j, const ConvShape& s) {
+  j->words = s.io;
+  j->roundHf32 = s.inputRounding == Rounding::HF32;
+}
 void setDestination(PlaneCorrelation* j, float* p) { j->dst = p; }
 void setDestination(PlaneCorrelation* j, uint16_t* p) { j->dstWords = p; }
 void setOperands(PlaneWeightGrad* j, const float* x, const float* dy) {
@@ -97,7 +101,7 @@ void runForward(const ConvShape& s, const Src* x, const float* w, const float* b
       PlaneCorrelation j;
       j.g = g;
       setSource(&j, x + plane * g.srcH * g.srcW);
-      setWords(&j, s);
+      setReading(&j, s);
       setDestination(&j, y + plane * g.dstH * g.dstW);
       j.taps = w + c * taps;
       j.hasBias = bias != nullptr;
@@ -124,7 +128,7 @@ void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const fl
       PlaneCorrelation j;
       j.g = g;
       setSource(&j, dy + plane * g.srcH * g.srcW);
-      setWords(&j, s);
+      setReading(&j, s);
       setDestination(&j, dx + plane * g.dstH * g.dstW);
       j.taps = flipped;
       j.hasBias = bias != nullptr;
@@ -155,7 +159,7 @@ void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* d
           PlaneWeightGrad j;
           j.g = g;
           setOperands(&j, x + plane * g.srcH * g.srcW, dy + plane * g.dstH * g.dstW);
-          setWords(&j, s);
+          setReading(&j, s);
           j.acc = acc + k * taps * kLanes;
           f32_dwconv_plane_weight_avx512(j);
         }

@@ -35,11 +35,13 @@ struct PlaneGeometry {
 };
 
 // dst[r][c] = sum over taps t = i * kw + j, in order, of src(r, c, i, j) *
-// taps[t], plus bias when hasBias. src and dst are fp32, or (srcWords and
-// dstWords set) 16-bit words of type `words` (BF16 or F16), each result
-// rounded to that type once, nearest even.
+// taps[t], plus bias when hasBias. src and dst are fp32 (with roundHf32,
+// each src value rounded to HF32 as it is read), or (srcWords and dstWords
+// set) 16-bit words of type `words` (BF16 or F16), each result rounded to
+// that type once, nearest even.
 struct PlaneCorrelation {
   PlaneGeometry g;
+  bool roundHf32 = false;
   const float* src = nullptr;
   const uint16_t* srcWords = nullptr;
   float* dst = nullptr;
@@ -53,9 +55,11 @@ struct PlaneCorrelation {
 // acc[t * 16 + lane] += the plane's contribution to tap t = i * kw + j: the
 // sum over (r, c) of src(r, c, i, j) * dy[r][c] with x as src and c in lane
 // c % 16 (the fixed-order reduction of the lanes is the caller's). x and dy
-// are fp32, or (xWords and dyWords set) 16-bit words of type `words`.
+// are fp32 (with roundHf32, rounded to HF32 as they are read), or (xWords
+// and dyWords set) 16-bit words of type `words`.
 struct PlaneWeightGrad {
   PlaneGeometry g;
+  bool roundHf32 = false;
   const float* x = nullptr;
   const uint16_t* xWords = nullptr;
   const float* dy = nullptr;
@@ -81,6 +85,7 @@ bool acceptsForward(const ConvShape& s);
 bool acceptsBackwardData(const ConvShape& s);
 bool acceptsBackwardWeight(const ConvShape& s);
 // x [N, C, H, W], w [C, 1, KH, KW] -> y (+ bias[c] when bias is not null).
+// The fp32 passes take s.inputRounding HF32 (x and dy rounded as read).
 void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y);
 void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias,
                   float* dx);

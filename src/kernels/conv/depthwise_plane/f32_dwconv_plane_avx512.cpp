@@ -19,6 +19,7 @@
 
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
 #include "kernels/simd/half_words_avx512.h"
+#include "kernels/simd/hf32_rounding_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
@@ -39,6 +40,14 @@ int64_t bandRows(int64_t rowFloats, int64_t rowStride, int64_t kh, int64_t dilH,
 struct F32Data {
   using Element = float;
   static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+  static void store(float* p, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(p, m, v); }
+};
+// The caller's raw fp32 values, each rounded to HF32 as it is read.
+struct Hf32Data {
+  using Element = float;
+  static __m512 load(const float* p, __mmask16 m) {
+    return simd::roundHf32(_mm512_maskz_loadu_ps(m, p));
+  }
   static void store(float* p, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(p, m, v); }
 };
 struct Bf16Data {
@@ -164,7 +173,12 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
                 const typename D::Element* dy) {
   const PlaneGeometry& g = j.g;
   const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
+  // dy rows that need a conversion (words, HF32 rounding) are converted once
+  // per band into dyBuf, not once per tap.
+  constexpr bool kConvertDy = !std::is_same_v<D, F32Data>;
+  alignas(64) float dyBuf[kConvertDy ? kBandFloats : 1];
   auto tapsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
+    if constexpr (kConvertDy) copyRun<D>(dy + r0 * g.dstW, rows * g.dstW, dyBuf);
     for (int64_t i = 0; i < g.kh; ++i) {
       for (int64_t k = 0; k < g.kw; ++k) {
         // Four partial sums, one per vector of a 64-column block, so the
@@ -173,7 +187,8 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
                        _mm512_setzero_ps()};
         for (int64_t r = 0; r < rows; ++r) {
           const float* xp = buf + (r * g.rowStride + i * g.dilH) * rowFloats + k * g.dilW;
-          const typename D::Element* dp = dy + (r0 + r) * g.dstW;
+          const float* dp = kConvertDy ? dyBuf + r * g.dstW : nullptr;
+          if constexpr (!kConvertDy) dp = dy + (r0 + r) * g.dstW;
           for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
 #pragma GCC unroll 4
             for (int v = 0; v < 4; ++v) {
@@ -181,7 +196,7 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
               if (c >= g.dstW) break;
               // Lanes past the row stay out of the sum (x there may be inf).
               const __mmask16 m = firstLanes(g.dstW - c);
-              const __m512 d = D::load(dp + c, m);
+              const __m512 d = _mm512_maskz_loadu_ps(m, dp + c);
               a[v] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xp + c), d, a[v], m);
             }
           }
@@ -198,7 +213,9 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
 }  // namespace
 
 void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
-  if (!j.srcWords)
+  if (!j.srcWords && j.roundHf32)
+    correlate<Hf32Data>(j, j.src, j.dst);
+  else if (!j.srcWords)
     correlate<F32Data>(j, j.src, j.dst);
   else if (j.words == ElementType::F16)
     correlate<F16Data>(j, j.srcWords, j.dstWords);
@@ -207,7 +224,9 @@ void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
 }
 
 void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
-  if (!j.xWords)
+  if (!j.xWords && j.roundHf32)
+    weightGrad<Hf32Data>(j, j.x, j.dy);
+  else if (!j.xWords)
     weightGrad<F32Data>(j, j.x, j.dy);
   else if (j.words == ElementType::F16)
     weightGrad<F16Data>(j, j.xWords, j.dyWords);

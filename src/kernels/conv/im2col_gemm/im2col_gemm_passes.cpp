@@ -129,6 +129,7 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
   // x (or reads x itself when the columns are x), so one product per (image,
   // group) covers every position and channel.
   const ColumnTile whole{0, Cig, 0, P};
+  const bool hf32 = shape.inputRounding == Rounding::HF32;  // x rounded as packed
   const int64_t stack = conv_detail::imagesPerProduct(shape.batch, P, Cog);
   if (stack > 1) {
     float* const stacked = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
@@ -141,8 +142,8 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
                                                 whole,  x + (n0 * shape.inChannels + g * Cig) * Q,
                                                 images, shape.inChannels * Q};
         sgemm(Cog, N, Cig * K, MatrixView{w + g * Cog * Cig * K, Cig * K, 1},
-              PackedBSource{conv_detail::packColumnBlock, &columns}, stacked, N, false, scratch,
-              bias ? bias + g * Cog : nullptr);
+              PackedBSource{conv_detail::packColumnBlock, &columns, hf32}, stacked, N, false,
+              scratch, bias ? bias + g * Cog : nullptr);
         conv_detail::unstackRows(stacked, Cog, images, P,
                                  y + (n0 * shape.outChannels + g * Cog) * P, shape.outChannels * P);
       }
@@ -156,10 +157,11 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
       float* yGroup = y + (n * shape.outChannels + g * Cog) * P;
       const float* groupBias = bias ? bias + g * Cog : nullptr;
       if (geometry.columnsAreInput) {
-        sgemm(Cog, P, Cig, weights, MatrixView{xGroup, Q, 1}, yGroup, P, false, scratch, groupBias);
+        sgemm(Cog, P, Cig, weights, MatrixView{xGroup, Q, 1, hf32}, yGroup, P, false, scratch,
+              groupBias);
       } else {
         const conv_detail::ColumnSource columns{&shape, &geometry, whole, xGroup};
-        sgemm(Cog, P, Cig * K, weights, PackedBSource{conv_detail::packColumnBlock, &columns},
+        sgemm(Cog, P, Cig * K, weights, PackedBSource{conv_detail::packColumnBlock, &columns, hf32},
               yGroup, P, false, scratch, groupBias);
       }
     }
@@ -181,6 +183,7 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
   const ColumnTiling tiling = conv_detail::planColumns(geometry);
   const Scratch parts = splitScratch(scratch);
   const int64_t rows = Cig * K;
+  const bool hf32 = shape.inputRounding == Rounding::HF32;  // dy rounded as packed
   const int64_t stack = conv_detail::imagesPerProduct(shape.batch, P, rows);
   if (stack > 1) {
     // The column matrices of `stack` images side by side from one product.
@@ -192,7 +195,7 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
         const conv_detail::StackedRows gradients{dy + (n0 * shape.outChannels + g * Cog) * P, P,
                                                  shape.outChannels * P, P};
         const MatrixView weightsT{w + g * Cog * rows, 1, rows};
-        const PackedBSource source{conv_detail::packStackedRowsBlock, &gradients};
+        const PackedBSource source{conv_detail::packStackedRowsBlock, &gradients, hf32};
         float* dxFirst = dx + (n0 * shape.inChannels + g * Cig) * Q;
         if (geometry.columnsAreInput) {
           sgemm(Cig, N, Cog, weightsT, source, parts.columns, N, false, parts.gemm,
@@ -222,7 +225,7 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
       forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
         // columns[(c, k)][p] = sum over co of w[co, c, k] * dy[co, p]
         const MatrixView weightsT{wGroup + tile.channelBegin * K, 1, Cig * K};
-        const MatrixView gradients{dyGroup + tile.positionBegin, P, 1};
+        const MatrixView gradients{dyGroup + tile.positionBegin, P, 1, hf32};
         if (geometry.columnsAreInput) {
           sgemm(tile.channelCount, tile.positionCount, Cog, weightsT, gradients,
                 dxGroup + tile.channelBegin * Q + tile.positionBegin, Q, false, parts.gemm,
@@ -258,6 +261,7 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
   // summed in scratch and transposed into dw at the end of each group.
   const int64_t rows = Cig * K;
   const bool transposed = gemmFillsBetterTransposed(Cog, rows);
+  const bool hf32 = shape.inputRounding == Rounding::HF32;  // x and dy rounded as packed
   float* const dwT = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(scratch) +
                                               gemmPathScratchBytes(shape));
   // One fixed accumulation order: groups, then batch, then tiles; the GEMM
@@ -278,13 +282,14 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
         const bool first = n == 0 && tile.positionBegin == 0;
         const int64_t tileRows = tile.channelCount * K;
         if (transposed) {
-          sgemm(tileRows, Cog, tile.positionCount, MatrixView{columns, columnStride, 1},
-                MatrixView{dyGroup + tile.positionBegin, 1, P}, dwT + tile.channelBegin * K * Cog,
-                Cog, !first, parts.gemm);
+          sgemm(tileRows, Cog, tile.positionCount, MatrixView{columns, columnStride, 1, hf32},
+                MatrixView{dyGroup + tile.positionBegin, 1, P, hf32},
+                dwT + tile.channelBegin * K * Cog, Cog, !first, parts.gemm);
         } else {
-          sgemm(Cog, tileRows, tile.positionCount, MatrixView{dyGroup + tile.positionBegin, P, 1},
-                MatrixView{columns, 1, columnStride}, dwGroup + tile.channelBegin * K, rows, !first,
-                parts.gemm);
+          sgemm(Cog, tileRows, tile.positionCount,
+                MatrixView{dyGroup + tile.positionBegin, P, 1, hf32},
+                MatrixView{columns, 1, columnStride, hf32}, dwGroup + tile.channelBegin * K, rows,
+                !first, parts.gemm);
         }
       });
     }
