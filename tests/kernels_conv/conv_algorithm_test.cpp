@@ -61,9 +61,18 @@ const char* passName(ConvPass pass) {
 // Channel structures: dense (any count 1..80, often just short of a multiple
 // of 16), grouped with 16-multiples per group, block-diagonal 4 or 8 per group,
 // depthwise, depthwise with a channel multiplier, small groups, groups large
-// enough for the GEMM path.
-enum class Channels { Dense, Grouped16, BlockDiagonal, Depthwise, Multiplier, SmallGroups, Wide };
-constexpr int kChannelKinds = 7;
+// enough for the GEMM path, and few input channels (stems: 1..4).
+enum class Channels {
+  Dense,
+  Grouped16,
+  BlockDiagonal,
+  Depthwise,
+  Multiplier,
+  SmallGroups,
+  Wide,
+  FewInputs
+};
+constexpr int kChannelKinds = 8;
 
 class ShapeGenerator {
  public:
@@ -137,6 +146,11 @@ class ShapeGenerator {
         s->groups = pick(2, 4);
         s->inChannels = s->groups * pick(8, 20);
         s->outChannels = s->groups * pick(8, 20);
+        return;
+      case Channels::FewInputs:
+        s->groups = 1;
+        s->inChannels = pick(1, 4);
+        s->outChannels = channelCount();
         return;
     }
   }

@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/conv/im2col_gemm/strided_rows.h"
+#include "kernels/conv/strided_rows.h"
 #include "kernels/cpu/cpu_info.h"
 
 namespace aclcpu {

@@ -4,6 +4,7 @@
 #include "kernels/conv/blocked/blocked_conv.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
+#include "kernels/conv/few_channels/few_channels_conv.h"
 #include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
 #include "kernels/conv/small_group/conv_direct.h"
 
@@ -52,6 +53,15 @@ void im2colBackwardData(const ConvShape& s, const float* dy, const float* w, flo
 void im2colBackwardDataBias(const ConvShape& s, const float* dy, const float* w, const float* bias,
                             float* dx, void* scratch) {
   im2col_gemm::backwardData(s, dy, w, dx, scratch, bias);
+}
+
+void fewChannelForward(const ConvShape& s, const float* x, const float* w, float* y,
+                       void* scratch) {
+  few_channels::forward(s, x, w, y, scratch);
+}
+void fewChannelForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                           float* y, void* scratch) {
+  few_channels::forward(s, x, w, y, scratch, bias);
 }
 
 void planeForwardRun(const ConvShape& s, const float* x, const float* w, float* y, void*) {
@@ -203,6 +213,9 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_dwconv_fwd_plane_w16_avx512", kF, Isa::Avx512, depthwise_plane::acceptsForward,
    noScratch, planeForwardRun, planeForwardBias, wordsAreOperands, planeForwardWords, nullptr,
    true},
+  {"f32_conv_fwd_few_channels_c6w64_avx512", kF, Isa::Avx512, few_channels::acceptsForward,
+   few_channels::forwardScratchBytes, fewChannelForward, fewChannelForwardBias, nullptr, nullptr,
+   nullptr, true},
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
    blockedForwardBias<Isa::Avx512>, wordsAreOperands, blockedForwardWords, nullptr, true},

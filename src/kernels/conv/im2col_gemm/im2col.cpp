@@ -5,7 +5,7 @@
 
 #include "common/thread_pool.h"
 #include "kernels/conv/im2col_gemm/stacked_images.h"
-#include "kernels/conv/im2col_gemm/strided_rows.h"
+#include "kernels/conv/strided_rows.h"
 
 namespace aclcpu {
 namespace kernels {

@@ -1,4 +1,4 @@
-#include "kernels/conv/im2col_gemm/strided_rows.h"
+#include "kernels/conv/strided_rows.h"
 
 #include "kernels/cpu/cpu_info.h"
 

@@ -12,7 +12,7 @@
 
 #include <immintrin.h>
 
-#include "kernels/conv/im2col_gemm/strided_rows.h"
+#include "kernels/conv/strided_rows.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {

@@ -1,6 +1,7 @@
 #pragma once
-// The strided inner loops of im2col and col2im: one output row of a tap reads
-// (or adds into) every stride-th input column. Scalar loops here are the
+// The strided inner loops of im2col and col2im (one output row of a tap reads,
+// or adds into, every stride-th input column) and of the few-channel pass's
+// stride-phase copies. Scalar loops here are the
 // reference; the AVX-512 loops compute the same values bit for bit (copies,
 // and one fp32 add per element in the same order) and never touch memory
 // outside the elements named below.

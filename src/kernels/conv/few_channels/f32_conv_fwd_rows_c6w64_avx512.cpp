@@ -1,0 +1,107 @@
+// The few-channel forward micro-kernel: a tile of up to 6 output channels x
+// 64 positions of one output row (24 accumulators, 16 positions per vector)
+// summed over every (input channel, tap) in registers: each step loads 4
+// vectors of one stride phase of the padded input row and broadcasts 6
+// weights. Rows are stored straight into y (plus the bias), the last vector
+// masked. Only called after a cpuid check. Keep this file free of library
+// templates (see f32_conv_rows_nb16_avx512.cpp).
+
+#include <immintrin.h>
+
+#include "kernels/conv/few_channels/few_channels_conv.h"
+#include "kernels/simd/lane_masks_avx512.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace few_channels {
+namespace {
+
+template <int NC, int NV>
+void runTile(const FewChannelRowJob& j, int64_t c0, int64_t p0) {
+  __m512 acc[NC][NV];
+#pragma GCC unroll 6
+  for (int c = 0; c < NC; ++c)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[c][v] = _mm512_setzero_ps();
+  const float* x = j.x + p0;
+  const float* w = j.weights + c0;
+  for (int64_t k = 0; k < j.tapCount; ++k) {
+    const float* xk = x + j.taps[k];
+    const float* wk = w + k * j.outChannels;
+    __m512 xv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) xv[v] = _mm512_loadu_ps(xk + v * 16);
+#pragma GCC unroll 6
+    for (int c = 0; c < NC; ++c) {
+      const __m512 wc = _mm512_set1_ps(wk[c]);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[c][v] = _mm512_fmadd_ps(xv[v], wc, acc[c][v]);
+    }
+  }
+  const __mmask16 last = simd::firstLanes(j.count - p0 - (NV - 1) * 16);
+#pragma GCC unroll 6
+  for (int c = 0; c < NC; ++c) {
+    float* out = j.out + (c0 - j.channelBegin + c) * j.outChannelStride + p0;
+    const __m512 b = _mm512_set1_ps(j.bias ? j.bias[c0 + c] : 0.0f);
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const __m512 r = j.bias ? _mm512_add_ps(acc[c][v], b) : acc[c][v];
+      if (v + 1 < NV)
+        _mm512_storeu_ps(out + v * 16, r);
+      else
+        _mm512_mask_storeu_ps(out + v * 16, last, r);
+    }
+  }
+}
+
+template <int NC>
+void runChannels(const FewChannelRowJob& j, int64_t c0) {
+  for (int64_t p0 = 0; p0 < j.count; p0 += 64) {
+    switch ((j.count - p0 >= 64 ? 64 : j.count - p0 + 15) / 16) {
+      case 4:
+        runTile<NC, 4>(j, c0, p0);
+        break;
+      case 3:
+        runTile<NC, 3>(j, c0, p0);
+        break;
+      case 2:
+        runTile<NC, 2>(j, c0, p0);
+        break;
+      default:
+        runTile<NC, 1>(j, c0, p0);
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+void f32_conv_fwd_rows_c6w64_avx512(const FewChannelRowJob& job) {
+  const int64_t end = job.channelBegin + job.channelCount;
+  for (int64_t c0 = job.channelBegin; c0 < end; c0 += 6) {
+    switch (end - c0 >= 6 ? 6 : end - c0) {
+      case 6:
+        runChannels<6>(job, c0);
+        break;
+      case 5:
+        runChannels<5>(job, c0);
+        break;
+      case 4:
+        runChannels<4>(job, c0);
+        break;
+      case 3:
+        runChannels<3>(job, c0);
+        break;
+      case 2:
+        runChannels<2>(job, c0);
+        break;
+      default:
+        runChannels<1>(job, c0);
+        break;
+    }
+  }
+}
+
+}  // namespace few_channels
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,164 @@
+// Driver of the few-channel forward: copy x once into zero-padded stride
+// phases, pack the weights as [tap][output channel], then one work item per
+// (image, output row): the micro-kernel writes every channel of that row of
+// y. Each output element is one fixed-order sum over (channel, kh, kw),
+// whatever the thread count.
+
+#include "kernels/conv/few_channels/few_channels_conv.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "common/checked_math.h"
+#include "common/thread_pool.h"
+#include "kernels/conv/strided_rows.h"
+#include "kernels/convert/convert.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace few_channels {
+namespace {
+
+constexpr int64_t kMaxChannels = 4;
+constexpr int64_t kMaxTaps = 1024;
+constexpr int64_t kVector = 16;
+
+// Padded plane of one (image, channel): `phases` = stride[2] phase planes of
+// `rows` x `phaseW` floats; phase r, column q holds padded column q * stride
+// + r, i.e. x column q * stride + r - padBefore[2] (zero outside x).
+struct Plan {
+  int64_t taps = 0;
+  int64_t rows = 0, phaseW = 0;
+  int64_t phaseFloats = 0, planeFloats = 0;
+  uint64_t xOffset = 0, weightOffset = 0, tapOffset = 0, bytes = 0;
+};
+
+uint64_t aligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+bool planOf(const ConvShape& s, Plan* p) {
+  if (s.groups != 1 || s.inChannels < 1 || s.inChannels > kMaxChannels) return false;
+  if (s.outChannels < 1 || s.outChannels > 4096) return false;
+  if (s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0) return false;
+  for (int d = 1; d < 3; ++d) {
+    if (s.in[d] < 1 || s.out[d] < 1 || s.kernel[d] < 1 || s.stride[d] < 1 || s.dilation[d] < 1 ||
+        s.out[d] > (int64_t{1} << 24) || s.stride[d] > 64 || s.dilation[d] > 64 ||
+        s.kernel[d] > kMaxTaps)
+      return false;
+  }
+  int64_t taps = 0;
+  if (!checkedMul(s.inChannels, s.kernel[1] * s.kernel[2], &taps) || taps < 9 || taps > kMaxTaps)
+    return false;
+  p->taps = taps;
+  // Rows every output row reads, and per phase the columns of every vector
+  // of the row (rounded up to whole vectors) at the kernel's largest shift.
+  p->rows = (s.out[1] - 1) * s.stride[1] + (s.kernel[1] - 1) * s.dilation[1] + 1;
+  p->phaseW = (s.out[2] + kVector - 1) / kVector * kVector +
+              (s.kernel[2] - 1) * s.dilation[2] / s.stride[2] + 1;
+  int64_t xFloats = 0;
+  if (!checkedMul(p->rows, p->phaseW, &p->phaseFloats) ||
+      !checkedMul(p->phaseFloats, s.stride[2], &p->planeFloats) ||
+      !checkedMul(p->planeFloats, s.inChannels, &xFloats) ||
+      !checkedMul(xFloats, s.batch, &xFloats) || xFloats > (int64_t{1} << 40))
+    return false;
+  p->xOffset = 0;
+  p->weightOffset = aligned(static_cast<uint64_t>(xFloats) * sizeof(float));
+  p->tapOffset = p->weightOffset + aligned(static_cast<uint64_t>(taps * s.outChannels) * 4);
+  p->bytes = p->tapOffset + aligned(static_cast<uint64_t>(taps) * sizeof(int64_t));
+  return true;
+}
+
+template <typename T>
+T* region(void* scratch, uint64_t offset) {
+  return reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + offset);
+}
+
+// Every phase row of every (image, channel) plane.
+void padInput(const ConvShape& s, const Plan& p, const float* x, float* xp) {
+  const bool hf32 = s.inputRounding == Rounding::HF32;
+  const int64_t inH = s.in[1], inW = s.in[2], step = s.stride[2];
+  const int64_t phaseRows = step * p.rows;
+  const conv_detail::StridedRowLoops loops = conv_detail::stridedRowLoops();
+  parallelFor(s.batch * s.inChannels * phaseRows, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t plane = item / phaseRows, phase = item % phaseRows / p.rows;
+      const int64_t r = item % p.rows;
+      float* dst = xp + plane * p.planeFloats + phase * p.phaseFloats + r * p.phaseW;
+      const int64_t ih = r - s.padBefore[1];
+      if (ih < 0 || ih >= inH) {
+        std::memset(dst, 0, static_cast<size_t>(p.phaseW) * sizeof(float));
+        continue;
+      }
+      // Columns q whose x column iw = q * step + phase - padBefore[2] is
+      // inside [0, inW): [lo, hi).
+      const int64_t first = phase - s.padBefore[2];
+      const int64_t lo = std::min(p.phaseW, first >= 0 ? 0 : (-first + step - 1) / step);
+      const int64_t hi =
+          std::clamp<int64_t>(inW - first <= 0 ? 0 : (inW - first + step - 1) / step, lo, p.phaseW);
+      std::memset(dst, 0, static_cast<size_t>(lo) * sizeof(float));
+      std::memset(dst + hi, 0, static_cast<size_t>(p.phaseW - hi) * sizeof(float));
+      if (hi == lo) continue;
+      const float* src = x + (plane * inH + ih) * inW + lo * step + first;
+      if (step == 1)
+        std::memcpy(dst + lo, src, static_cast<size_t>(hi - lo) * sizeof(float));
+      else
+        loops.copy(src, step, hi - lo, dst + lo);
+      if (hf32)
+        for (int64_t q = lo; q < hi; ++q) dst[q] = roundFloat(dst[q], Rounding::HF32);
+    }
+  });
+}
+
+}  // namespace
+
+bool acceptsForward(const ConvShape& shape) {
+  Plan p;
+  return planOf(shape, &p);
+}
+
+uint64_t forwardScratchBytes(const ConvShape& shape) {
+  Plan p;
+  return planOf(shape, &p) ? p.bytes : 0;
+}
+
+void forward(const ConvShape& s, const float* x, const float* w, float* y, void* scratch,
+             const float* bias) {
+  Plan p;
+  planOf(s, &p);
+  float* xp = region<float>(scratch, p.xOffset);
+  float* wp = region<float>(scratch, p.weightOffset);
+  int64_t* taps = region<int64_t>(scratch, p.tapOffset);
+  padInput(s, p, x, xp);
+  // Tap k = (c * kh + i) * kw + j (w's own order): its weight for every
+  // output channel, and where it reads in an image's padded planes.
+  const int64_t kw = s.kernel[2], kernelArea = s.kernel[1] * kw;
+  for (int64_t k = 0; k < p.taps; ++k) {
+    const int64_t c = k / kernelArea, i = k % kernelArea / kw, j = k % kw;
+    const int64_t shift = j * s.dilation[2];
+    taps[k] = c * p.planeFloats + shift % s.stride[2] * p.phaseFloats +
+              i * s.dilation[1] * p.phaseW + shift / s.stride[2];
+    for (int64_t o = 0; o < s.outChannels; ++o) wp[k * s.outChannels + o] = w[o * p.taps + k];
+  }
+  const int64_t outPlane = s.out[1] * s.out[2];
+  parallelFor(s.batch * s.out[1], [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t n = item / s.out[1], oh = item % s.out[1];
+      FewChannelRowJob job;
+      job.x = xp + n * s.inChannels * p.planeFloats + oh * s.stride[1] * p.phaseW;
+      job.taps = taps;
+      job.tapCount = p.taps;
+      job.weights = wp;
+      job.outChannels = s.outChannels;
+      job.channelBegin = 0;
+      job.channelCount = s.outChannels;
+      job.out = y + n * s.outChannels * outPlane + oh * s.out[2];
+      job.outChannelStride = outPlane;
+      job.count = s.out[2];
+      job.bias = bias;
+      f32_conv_fwd_rows_c6w64_avx512(job);
+    }
+  });
+}
+
+}  // namespace few_channels
+}  // namespace kernels
+}  // namespace aclcpu
