@@ -168,43 +168,102 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
   forEachBand<D>(g, src, rowFloats, rowsOfBand);
 }
 
+// One row's contribution to T taps: a[t][v % 4] += x_t[16 v ..] * dy[16 v ..]
+// for the row's vectors v in order, the last one masked (lanes past the row
+// stay out of the sum: x there may be inf). Four partial sums per tap, one
+// per vector of a 64-column block, so that the adds do not wait on one
+// another; T = 2 runs two taps side by side for twice the chains.
+// Always inlined: through a call the accumulators would live in memory.
+template <int T, int kLast>
+[[gnu::always_inline]] inline void addLastVector(const float* const* xs, const float* dp, int64_t c,
+                                                 __mmask16 last, __m512 (&a)[T][4]) {
+  const __m512 d = _mm512_maskz_loadu_ps(last, dp + c);
+#pragma GCC unroll 2
+  for (int t = 0; t < T; ++t)
+    a[t][kLast] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xs[t] + c), d, a[t][kLast], last);
+}
+
+template <int T>
+[[gnu::always_inline]] inline void addRow(const float* const* xs, const float* dp,
+                                          int64_t fullVectors, __mmask16 last, __m512 (&a)[T][4]) {
+  int64_t v = 0;
+  for (; v + 4 <= fullVectors; v += 4) {
+#pragma GCC unroll 4
+    for (int u = 0; u < 4; ++u) {
+      const __m512 d = _mm512_loadu_ps(dp + (v + u) * kLanes);
+#pragma GCC unroll 2
+      for (int t = 0; t < T; ++t)
+        a[t][u] = _mm512_fmadd_ps(_mm512_loadu_ps(xs[t] + (v + u) * kLanes), d, a[t][u]);
+    }
+  }
+  const int64_t rem = fullVectors - v;  // full vectors left (0..3), then the masked one
+#pragma GCC unroll 3
+  for (int u = 0; u < 3; ++u) {
+    if (u >= rem) break;
+    const __m512 d = _mm512_loadu_ps(dp + (v + u) * kLanes);
+#pragma GCC unroll 2
+    for (int t = 0; t < T; ++t)
+      a[t][u] = _mm512_fmadd_ps(_mm512_loadu_ps(xs[t] + (v + u) * kLanes), d, a[t][u]);
+  }
+  const int64_t c = fullVectors * kLanes;
+  switch (rem) {
+    case 0:
+      addLastVector<T, 0>(xs, dp, c, last, a);
+      break;
+    case 1:
+      addLastVector<T, 1>(xs, dp, c, last, a);
+      break;
+    case 2:
+      addLastVector<T, 2>(xs, dp, c, last, a);
+      break;
+    default:
+      addLastVector<T, 3>(xs, dp, c, last, a);
+      break;
+  }
+}
+
 template <typename D>
 void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
                 const typename D::Element* dy) {
-  const PlaneGeometry& g = j.g;
+  const PlaneGeometry g = j.g;
   const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
+  const int64_t fullVectors = (g.dstW + kLanes - 1) / kLanes - 1;
+  const __mmask16 last = firstLanes(g.dstW - fullVectors * kLanes);
   // dy rows that need a conversion (words, HF32 rounding) are converted once
   // per band into dyBuf, not once per tap.
   constexpr bool kConvertDy = !std::is_same_v<D, F32Data>;
   alignas(64) float dyBuf[kConvertDy ? kBandFloats : 1];
+  // Taps (i, k) .. (i, k + T - 1) over the band's rows, added into j.acc.
+  auto taps = [&](auto width, const float* buf, int64_t r0, int64_t rows, int64_t i, int64_t k) {
+    constexpr int T = decltype(width)::value;
+    __m512 a[T][4];
+#pragma GCC unroll 2
+    for (int t = 0; t < T; ++t)
+#pragma GCC unroll 4
+      for (int u = 0; u < 4; ++u) a[t][u] = _mm512_setzero_ps();
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* xs[T];
+#pragma GCC unroll 2
+      for (int t = 0; t < T; ++t)
+        xs[t] = buf + (r * g.rowStride + i * g.dilH) * rowFloats + (k + t) * g.dilW;
+      const float* dp = kConvertDy ? dyBuf + r * g.dstW : nullptr;
+      if constexpr (!kConvertDy) dp = dy + (r0 + r) * g.dstW;
+      addRow<T>(xs, dp, fullVectors, last, a);
+    }
+#pragma GCC unroll 2
+    for (int t = 0; t < T; ++t) {
+      float* acc = j.acc + (i * g.kw + k + t) * kLanes;
+      const __m512 sum =
+          _mm512_add_ps(_mm512_add_ps(a[t][0], a[t][1]), _mm512_add_ps(a[t][2], a[t][3]));
+      _mm512_storeu_ps(acc, _mm512_add_ps(_mm512_loadu_ps(acc), sum));
+    }
+  };
   auto tapsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
     if constexpr (kConvertDy) copyRun<D>(dy + r0 * g.dstW, rows * g.dstW, dyBuf);
     for (int64_t i = 0; i < g.kh; ++i) {
-      for (int64_t k = 0; k < g.kw; ++k) {
-        // Four partial sums, one per vector of a 64-column block, so the
-        // adds do not wait on one another; combined in a fixed order.
-        __m512 a[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
-                       _mm512_setzero_ps()};
-        for (int64_t r = 0; r < rows; ++r) {
-          const float* xp = buf + (r * g.rowStride + i * g.dilH) * rowFloats + k * g.dilW;
-          const float* dp = kConvertDy ? dyBuf + r * g.dstW : nullptr;
-          if constexpr (!kConvertDy) dp = dy + (r0 + r) * g.dstW;
-          for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
-#pragma GCC unroll 4
-            for (int v = 0; v < 4; ++v) {
-              const int64_t c = c0 + v * kLanes;
-              if (c >= g.dstW) break;
-              // Lanes past the row stay out of the sum (x there may be inf).
-              const __mmask16 m = firstLanes(g.dstW - c);
-              const __m512 d = _mm512_maskz_loadu_ps(m, dp + c);
-              a[v] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xp + c), d, a[v], m);
-            }
-          }
-        }
-        float* acc = j.acc + (i * g.kw + k) * kLanes;
-        const __m512 sum = _mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3]));
-        _mm512_storeu_ps(acc, _mm512_add_ps(_mm512_loadu_ps(acc), sum));
-      }
+      int64_t k = 0;
+      for (; k + 2 <= g.kw; k += 2) taps(std::integral_constant<int, 2>{}, buf, r0, rows, i, k);
+      if (k < g.kw) taps(std::integral_constant<int, 1>{}, buf, r0, rows, i, k);
     }
   };
   forEachBand<D>(g, x, rowFloats, tapsOfBand);
