@@ -18,6 +18,7 @@
 #include "kernels/conv/blocked/blocked_staging.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/conv_registry.h"
+#include "kernels/conv/scratch_region.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -211,11 +212,6 @@ struct PassIo {
   uint16_t* outWords = nullptr;
 };
 
-template <typename T>
-T* region(void* scratch, uint64_t offset) {
-  return reinterpret_cast<T*>(static_cast<char*>(scratch) + offset);
-}
-
 // False when a value is bf16Unsafe: the output is then incomplete and the
 // pass has to run on the exact fp32 path.
 bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const float* w,
@@ -223,14 +219,14 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
   WordPlan wp;
   planWords(s, kind, &wp);
   TapTable table;
-  table.offsets = region<int64_t>(scratch, wp.tapOffset);
+  table.offsets = scratchRegion<int64_t>(scratch, wp.tapOffset);
   table.redIndex = reinterpret_cast<int32_t*>(table.offsets + wp.rows.tapsPerTile);
   table.weightTap = table.redIndex + wp.rows.tapsPerTile;
   planWords(s, kind, &wp, &table);
   const RowPassPlan& p = wp.rows;
-  uint32_t* in = region<uint32_t>(scratch, wp.inOffset);
-  float* out = region<float>(scratch, wp.outOffset);
-  uint32_t* packed = region<uint32_t>(scratch, wp.weightOffset);
+  uint32_t* in = scratchRegion<uint32_t>(scratch, wp.inOffset);
+  float* out = scratchRegion<float>(scratch, wp.outOffset);
+  uint32_t* packed = scratchRegion<uint32_t>(scratch, wp.weightOffset);
   const int64_t inputChannels = kind == RowPassKind::Forward ? s.inChannels : s.outChannels;
   bool exact = packWords(wp, table, s, w, packed);
   for (int64_t image0 = 0; exact && image0 < s.batch; image0 += p.imagesPerGroup) {

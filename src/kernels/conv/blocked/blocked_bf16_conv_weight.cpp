@@ -19,6 +19,7 @@
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/conv_registry.h"
+#include "kernels/conv/scratch_region.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -130,11 +131,6 @@ const ConvAlgorithm& fallbackFor(const ConvShape& s) {
   return selectConvAlgorithm(ConvPass::BackwardWeight, f, Isa::Avx512Bf16);
 }
 
-template <typename T>
-T* region(void* scratch, uint64_t offset) {
-  return reinterpret_cast<T*>(static_cast<char*>(scratch) + offset);
-}
-
 // The staging functions on fp32 buffers, or on words of type `io`.
 bool stagePlanesOf(const float* x, ElementType, const Bf16PlaneLayout& l, PairKind kind,
                    int64_t begin, int64_t end, uint16_t* staged) {
@@ -172,9 +168,9 @@ bool stage(const WeightPlan& p, const ConvShape& s, const Source* x, const Sourc
 
 // The pass on staged operands.
 void runStaged(const WeightPlan& p, const ConvShape& s, float* dw, void* scratch) {
-  const uint16_t* xs = region<uint16_t>(scratch, p.xOffset);
-  const uint32_t* dys = region<uint32_t>(scratch, p.dyOffset);
-  float* partial = region<float>(scratch, p.partialOffset);
+  const uint16_t* xs = scratchRegion<uint16_t>(scratch, p.xOffset);
+  const uint32_t* dys = scratchRegion<uint32_t>(scratch, p.dyOffset);
+  float* partial = scratchRegion<float>(scratch, p.partialOffset);
   const int64_t totalSteps = s.batch * p.stepsPerImage;
   const int64_t tapFloats = 256;
   const int64_t ocBlockFloats = p.taps * tapFloats;
@@ -281,8 +277,8 @@ void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, flo
                         void* scratch) {
   WeightPlan p;
   planWeight(s, &p);
-  if (stage(p, s, x, dy, region<uint16_t>(scratch, p.xOffset),
-            region<uint32_t>(scratch, p.dyOffset))) {
+  if (stage(p, s, x, dy, scratchRegion<uint16_t>(scratch, p.xOffset),
+            scratchRegion<uint32_t>(scratch, p.dyOffset))) {
     runStaged(p, s, dw, scratch);
     return;
   }
@@ -295,8 +291,8 @@ bool bf16BackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16
                              void* scratch) {
   WeightPlan p;
   planWeight(s, &p);
-  if (!stage(p, s, x, dy, region<uint16_t>(scratch, p.xOffset),
-             region<uint32_t>(scratch, p.dyOffset)))
+  if (!stage(p, s, x, dy, scratchRegion<uint16_t>(scratch, p.xOffset),
+             scratchRegion<uint32_t>(scratch, p.dyOffset)))
     return false;
   runStaged(p, s, dw, scratch);
   return true;

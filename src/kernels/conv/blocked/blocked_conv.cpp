@@ -14,16 +14,12 @@
 #include "kernels/conv/blocked/blocked_plan.h"
 #include "kernels/conv/blocked/blocked_staging.h"
 #include "kernels/conv/conv_geometry.h"
+#include "kernels/conv/scratch_region.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
 namespace {
-
-template <typename T>
-T* region(void* scratch, uint64_t offset) {
-  return reinterpret_cast<T*>(static_cast<char*>(scratch) + offset);
-}
 
 const BlockedKernels& kernelsFor(Isa isa) {
   return isa >= Isa::Avx512 ? kAvx512Kernels : kAvx2Kernels;
@@ -204,13 +200,13 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
   RowPassPlan p;
   planRowPass(shape, kind, &p);
   TapTable table;
-  table.offsets = region<int64_t>(scratch, p.tapOffset);
+  table.offsets = scratchRegion<int64_t>(scratch, p.tapOffset);
   table.redIndex = reinterpret_cast<int32_t*>(table.offsets + p.tapsPerTile);
   table.weightTap = table.redIndex + p.tapsPerTile;
   planRowPass(shape, kind, &p, &table);
-  float* in = region<float>(scratch, p.inOffset);
-  float* out = region<float>(scratch, p.outOffset);
-  float* packed = region<float>(scratch, p.weightOffset);
+  float* in = scratchRegion<float>(scratch, p.inOffset);
+  float* out = scratchRegion<float>(scratch, p.outOffset);
+  float* packed = scratchRegion<float>(scratch, p.weightOffset);
   packRowWeights(p, table, weightsOf(shape, w), packed);
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
@@ -319,9 +315,9 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
                    const Element* dy, float* dw, void* scratch) {
   WeightPassPlan p;
   planWeightPass(shape, &p);
-  float* xs = region<float>(scratch, p.xOffset);
-  float* dys = region<float>(scratch, p.dyOffset);
-  float* partial = region<float>(scratch, p.partialOffset);
+  float* xs = scratchRegion<float>(scratch, p.xOffset);
+  float* dys = scratchRegion<float>(scratch, p.dyOffset);
+  float* partial = scratchRegion<float>(scratch, p.partialOffset);
   const ChannelBlocks& b = p.blocks;
   const int64_t planeRows = shape.out[1];
   const int64_t rowsPerImage = shape.out[0] * planeRows;

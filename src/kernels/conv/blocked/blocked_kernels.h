@@ -117,8 +117,8 @@ struct BlockedKernels {
   void (*depthwiseWeightGrad)(const WeightJob&);
   void (*stageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
   void (*unstageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*, const float*);
-  // stageRows with HF32 rounding; null where the ISA has none (stage() then
-  // rounds the staged rows after the plain copy).
+  // stageRows with HF32 rounding; null where the ISA has none (its registry
+  // entries do not take raw HF32 inputs).
   void (*stageHf32Rows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
 };
 

@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "common/thread_pool.h"
-#include "kernels/conv/blocked/staged_rows_inl.h"
 #include "kernels/convert/convert.h"
 
 namespace aclcpu {
@@ -62,20 +61,9 @@ void unstageWords(const float* staged, const StagedLayout& l, int64_t firstImage
 void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, int64_t firstImage,
            int64_t images, float* staged, Rounding rounding) {
   const float* src = dense + firstImage * denseImageFloats(l);
-  const bool hf32 = rounding == Rounding::HF32;
-  parallelFor(images * rowsPerImage(l), [&](int64_t begin, int64_t end) {
-    if (hf32 && k.stageHf32Rows) {
-      k.stageHf32Rows(src, l, begin, end, staged);
-      return;
-    }
-    k.stageRows(src, l, begin, end, staged);
-    if (!hf32) return;
-    for (int64_t row = begin; row < end; ++row) {
-      const StagedRow r = decode(l, row);
-      float* values = stagedRow(staged, l, r);
-      for (int64_t i = 0; i < l.size[2] * kLanes; ++i) values[i] = roundFloat(values[i], rounding);
-    }
-  });
+  const auto rows = rounding == Rounding::HF32 ? k.stageHf32Rows : k.stageRows;
+  parallelFor(images * rowsPerImage(l),
+              [&](int64_t begin, int64_t end) { rows(src, l, begin, end, staged); });
   if (l.slackFloats > 0)
     std::memset(staged + l.imageStride * l.images, 0,
                 static_cast<size_t>(l.slackFloats) * sizeof(float));

@@ -18,7 +18,8 @@ inline int64_t denseImageFloats(const StagedLayout& l) {
 
 // Stages `images` images starting at dense image `firstImage`, and zeroes
 // the layout's slack; with `rounding` HF32 each value is rounded as it is
-// staged (the caller's raw inputs).
+// staged (the caller's raw inputs; only kernel sets with stageHf32Rows, so
+// only the AVX-512 registry entries claim such inputs).
 void stage(const BlockedKernels& k, const float* dense, const StagedLayout& l, int64_t firstImage,
            int64_t images, float* staged, Rounding rounding = Rounding::None);
 

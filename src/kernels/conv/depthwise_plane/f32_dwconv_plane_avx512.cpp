@@ -246,8 +246,11 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
 #pragma GCC unroll 2
       for (int t = 0; t < T; ++t)
         xs[t] = buf + (r * g.rowStride + i * g.dilH) * rowFloats + (k + t) * g.dilW;
-      const float* dp = kConvertDy ? dyBuf + r * g.dstW : nullptr;
-      if constexpr (!kConvertDy) dp = dy + (r0 + r) * g.dstW;
+      const float* dp = nullptr;
+      if constexpr (kConvertDy)
+        dp = dyBuf + r * g.dstW;
+      else
+        dp = dy + (r0 + r) * g.dstW;
       addRow<T>(xs, dp, fullVectors, last, a);
     }
 #pragma GCC unroll 2

@@ -11,6 +11,7 @@
 
 #include "common/checked_math.h"
 #include "common/thread_pool.h"
+#include "kernels/conv/scratch_region.h"
 #include "kernels/conv/strided_rows.h"
 #include "kernels/convert/convert.h"
 
@@ -67,11 +68,6 @@ bool planOf(const ConvShape& s, Plan* p) {
   return true;
 }
 
-template <typename T>
-T* region(void* scratch, uint64_t offset) {
-  return reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + offset);
-}
-
 // Every phase row of every (image, channel) plane.
 void padInput(const ConvShape& s, const Plan& p, const float* x, float* xp) {
   const bool hf32 = s.inputRounding == Rounding::HF32;
@@ -124,9 +120,9 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
              const float* bias) {
   Plan p;
   planOf(s, &p);
-  float* xp = region<float>(scratch, p.xOffset);
-  float* wp = region<float>(scratch, p.weightOffset);
-  int64_t* taps = region<int64_t>(scratch, p.tapOffset);
+  float* xp = scratchRegion<float>(scratch, p.xOffset);
+  float* wp = scratchRegion<float>(scratch, p.weightOffset);
+  int64_t* taps = scratchRegion<int64_t>(scratch, p.tapOffset);
   padInput(s, p, x, xp);
   // Tap k = (c * kh + i) * kw + j (w's own order): its weight for every
   // output channel, and where it reads in an image's padded planes.
