@@ -9,7 +9,6 @@
 
 #include <cstring>
 
-#include "kernels/conv/blocked/amx_tiles_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 
 namespace aclcpu {
@@ -129,7 +128,6 @@ void runTiles(const Bf16RowJob& j, int64_t t0, int lastRows) {
 }  // namespace
 
 void bf16_conv_rows_m16n16_amx(const Bf16RowJob& job) {
-  configureAmxTiles();
   const int maxTiles = job.nb == 2 ? 2 : 4;
   for (int64_t t = 0; t < job.count;) {
     const int64_t left = job.count - t;

@@ -7,7 +7,6 @@
 
 #include <immintrin.h>
 
-#include "kernels/conv/blocked/amx_tiles_inl.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 
 namespace aclcpu {
@@ -61,7 +60,6 @@ void run(const Bf16WeightJob& j) {
 }  // namespace
 
 void bf16_convbwdw_m16n16_amx(const Bf16WeightJob& job) {
-  configureAmxTiles();
   if (job.icBlocks == 2) {
     if (job.ocBlocks == 2)
       run<2, 2>(job);

@@ -239,6 +239,7 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
       break;
     }
     parallelFor(rowItemCount(p, images), [&](int64_t begin, int64_t end) {
+      configureBf16Tiles_amx();
       for (int64_t item = begin; item < end; ++item) {
         const RowItem r = rowItemAt(p, images, item);
         Bf16RowJob job;

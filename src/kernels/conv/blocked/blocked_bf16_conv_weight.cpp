@@ -180,6 +180,7 @@ void runStaged(const WeightPlan& p, const ConvShape& s, float* dw, void* scratch
   const int64_t dyBlockWords = p.dy.rows * 16;
   parallelFor(p.chunks * p.icTiles * p.ocTiles, [&](int64_t begin, int64_t end) {
     Bf16WeightSegment segments[kBlockSteps];
+    configureBf16Tiles_amx();
     for (int64_t item = begin; item < end; ++item) {
       const int64_t chunk = item / (p.icTiles * p.ocTiles);
       const int64_t a0 = 2 * (item / p.ocTiles % p.icTiles), b0 = 2 * (item % p.ocTiles);
