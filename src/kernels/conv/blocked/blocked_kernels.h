@@ -104,6 +104,13 @@ void stageWordRows_avx512(const uint16_t* dense, ElementType type, const StagedL
                           int64_t begin, int64_t end, float* staged);
 void unstageWordRows_avx512(const float* staged, const StagedLayout& layout, int64_t begin,
                             int64_t end, uint16_t* dense, ElementType type, const float* bias);
+// The output store of a pass that keeps a row segment's sums in a small
+// local buffer: the dense elements of staged positions [q, q + n) of staged
+// row `row` (numbered as above), read from src ([position][16] floats).
+void unstageSegment_avx512(const float* src, const StagedLayout& layout, int64_t row, int64_t q,
+                           int64_t n, float* dense, const float* bias);
+void unstageWordSegment_avx512(const float* src, const StagedLayout& layout, int64_t row, int64_t q,
+                               int64_t n, uint16_t* dense, ElementType type, const float* bias);
 void stageRows_avx2(const float* dense, const StagedLayout& layout, int64_t begin, int64_t end,
                     float* staged);
 void unstageRows_avx2(const float* staged, const StagedLayout& layout, int64_t begin, int64_t end,

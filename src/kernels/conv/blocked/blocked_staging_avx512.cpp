@@ -103,6 +103,25 @@ void unstageWordRows_avx512(const float* staged, const StagedLayout& l, int64_t 
                     [](uint16_t* out, __mmask16 mask, __m512 v) { simd::storeBf16(out, mask, v); });
 }
 
+void unstageSegment_avx512(const float* src, const StagedLayout& l, int64_t row, int64_t q,
+                           int64_t n, float* dense, const float* bias) {
+  unstageSegmentWith(src, l, row, q, n, dense, bias, [](float* out, __mmask16 mask, __m512 v) {
+    _mm512_mask_storeu_ps(out, mask, v);
+  });
+}
+
+void unstageWordSegment_avx512(const float* src, const StagedLayout& l, int64_t row, int64_t q,
+                               int64_t n, uint16_t* dense, ElementType type, const float* bias) {
+  if (type == ElementType::F16)
+    unstageSegmentWith(src, l, row, q, n, dense, bias, [](uint16_t* out, __mmask16 mask, __m512 v) {
+      simd::storeF16(out, mask, v);
+    });
+  else
+    unstageSegmentWith(src, l, row, q, n, dense, bias, [](uint16_t* out, __mmask16 mask, __m512 v) {
+      simd::storeBf16(out, mask, v);
+    });
+}
+
 }  // namespace blocked
 }  // namespace kernels
 }  // namespace aclcpu
