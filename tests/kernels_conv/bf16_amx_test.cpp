@@ -101,7 +101,8 @@ struct Restore {
   }
 };
 
-ConvShape shapeFor(OperandValues operands) {
+// A 3x3 layer, or (pointwise) a 1x1 one, for the pointwise entries.
+ConvShape shapeFor(OperandValues operands, bool pointwise) {
   ConvShape s;
   s.batch = 2;
   s.inChannels = 62;  // partial blocks in every direction
@@ -112,6 +113,10 @@ ConvShape shapeFor(OperandValues operands) {
   s.padBefore[1] = s.padBefore[2] = 1;
   s.out[1] = 9;
   s.out[2] = 11;
+  if (pointwise) {
+    s.kernel[1] = s.kernel[2] = 1;
+    s.padBefore[1] = s.padBefore[2] = 0;
+  }
   s.operands = operands;
   return s;
 }
@@ -172,11 +177,13 @@ std::vector<AmxCase> amxCases() {
     const ConvAlgorithm& a = convAlgorithmAt(i);
     if (a.minimumIsa != Isa::Amx) continue;
     for (const auto& kind : kinds) {
-      const ConvShape s = shapeFor(kind.values);
-      if (!a.accepts(s)) continue;
-      ConvShape f = s;
-      f.operands = OperandValues::F32;
-      cases.push_back({&a, &selectConvAlgorithm(a.pass, f, Isa::Avx512Bf16), s, kind.rounding});
+      for (bool pointwise : {false, true}) {
+        const ConvShape s = shapeFor(kind.values, pointwise);
+        if (!a.accepts(s)) continue;
+        ConvShape f = s;
+        f.operands = OperandValues::F32;
+        cases.push_back({&a, &selectConvAlgorithm(a.pass, f, Isa::Avx512Bf16), s, kind.rounding});
+      }
     }
   }
   return cases;
@@ -192,11 +199,19 @@ class Bf16Amx : public ::testing::Test {
 };
 
 TEST_F(Bf16Amx, EveryAmxEntryIsCovered) {
-  int entries = 0;
-  for (int i = 0; i < convAlgorithmCount(); ++i)
-    entries += convAlgorithmAt(i).minimumIsa == Isa::Amx;
-  // Each entry takes its shape with one (bf16) or two (fp16, HF32) kinds.
-  EXPECT_EQ(static_cast<int>(amxCases().size()), entries / 2 * 3);
+  const std::vector<AmxCase> cases = amxCases();
+  for (int i = 0; i < convAlgorithmCount(); ++i) {
+    const ConvAlgorithm& a = convAlgorithmAt(i);
+    if (a.minimumIsa != Isa::Amx) continue;
+    // bf16x2 entries take fp16 and HF32 operands, the others bf16.
+    const bool split = std::string(a.name).rfind("bf16x2_", 0) == 0;
+    for (Rounding r : {Rounding::BF16, Rounding::F16, Rounding::HF32}) {
+      bool covered = false;
+      for (const AmxCase& c : cases) covered = covered || (c.amx == &a && c.rounding == r);
+      EXPECT_EQ(covered, split ? r != Rounding::BF16 : r == Rounding::BF16)
+          << a.name << " with rounding " << static_cast<int>(r);
+    }
+  }
 }
 
 TEST_F(Bf16Amx, UnsafeValuesRunTheFp32AlgorithmBitForBit) {
@@ -224,6 +239,40 @@ TEST_F(Bf16Amx, UnsafeValuesRunTheFp32AlgorithmBitForBit) {
       }
     }
   }
+}
+
+// The words runs (the caller's bf16 tensors): the fp32 run's bits rounded
+// to bf16 once, and a refusal (false) when the activation holds a value the
+// tiles would not take exactly, which they check on the words themselves.
+TEST_F(Bf16Amx, WordsRunsRoundTheFloatRunAndRefuseUnsafeWords) {
+  const uint32_t patterns[] = {0x00400000u, 0x80010000u, 0x2B000000u, 0x7F800000u, 0x7FC00000u};
+  std::mt19937 rng(14);
+  int checked = 0;
+  for (const AmxCase& c : amxCases()) {
+    ConvShape s = c.shape;
+    s.io = ElementType::BF16;
+    if (c.rounding != Rounding::BF16 || !c.amx->runWords || !c.amx->acceptsWords(s)) continue;
+    ++checked;
+    const std::vector<float> a = values(countOf(c.amx->pass, s, 0), c.rounding, rng);
+    const std::vector<float> w = values(countOf(c.amx->pass, s, 1), c.rounding, rng);
+    const std::vector<float> expected = run(*c.amx, c.shape, a, w);
+    std::vector<uint16_t> words(a.size());
+    for (size_t i = 0; i < a.size(); ++i) words[i] = floatToBf16(a[i]);
+    std::vector<uint16_t> out(expected.size(), 0xFFFF);
+    Scratch scratch(c.amx->scratchBytes(s), 0xff);
+    ASSERT_TRUE(c.amx->runWords(s, words.data(), w.data(), nullptr, out.data(), scratch.get()))
+        << c.amx->name << " refused ordinary data";
+    for (size_t i = 0; i < out.size(); ++i)
+      ASSERT_EQ(out[i], floatToBf16(expected[i])) << c.amx->name << " output " << i;
+    for (uint32_t bits : patterns) {
+      std::vector<uint16_t> bad = words;
+      bad[bad.size() / 3] = static_cast<uint16_t>(bits >> 16);
+      EXPECT_FALSE(c.amx->runWords(s, bad.data(), w.data(), nullptr, out.data(), scratch.get()))
+          << c.amx->name << " took 0x" << std::hex << bits;
+    }
+    EXPECT_TRUE(scratch.guardsIntact()) << c.amx->name;
+  }
+  EXPECT_GE(checked, 4);  // forward and data gradient, direct and pointwise
 }
 
 TEST_F(Bf16Amx, OrdinaryDataRunsOnTheTiles) {

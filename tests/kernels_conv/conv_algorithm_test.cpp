@@ -158,14 +158,20 @@ class ShapeGenerator {
   // 1, 2 or 3 active dims (the rest lifted): kernels 1..5, strides 1..4,
   // dilation 1..3, padding 0..3 (sometimes larger than the kernel), tiny
   // sizes down to a single output, sometimes a long row (several work items),
-  // and `out` sometimes short of the full extent.
+  // and `out` sometimes short of the full extent; sometimes pointwise (1x1,
+  // stride 1, no padding: the GEMM on the caller's memory).
   bool spatial(ConvShape* s) {
     const int dims = pick(1, 3);
     const bool longRow = chance(12);
+    const bool pointwise = chance(8);
     for (int d = 3 - dims; d < 3; ++d) {
       int maxIn = dims == 3 ? 7 : dims == 2 ? 12 : 30;
       if (longRow && d == 2) maxIn = dims == 1 ? 300 : 130;
       s->in[d] = pick(1, maxIn);
+      if (pointwise) {
+        s->out[d] = s->in[d];
+        continue;
+      }
       s->kernel[d] = chance(30) ? 1 : pick(1, 5);
       s->stride[d] = chance(50) ? 1 : chance(45) ? 2 : pick(3, 4);
       s->dilation[d] = chance(65) ? 1 : pick(2, 3);

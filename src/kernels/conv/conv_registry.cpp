@@ -6,6 +6,7 @@
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
 #include "kernels/conv/few_channels/few_channels_conv.h"
 #include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
+#include "kernels/conv/pointwise_amx/bf16_pointwise.h"
 #include "kernels/conv/small_group/conv_direct.h"
 
 namespace aclcpu {
@@ -177,6 +178,30 @@ bool bf16BackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* 
                            const float* bias, uint16_t* dx, void* scratch) {
   return blocked::bf16BackwardDataWords(s, dy, w, dx, scratch, bias);
 }
+void pointwiseForwardRun(const ConvShape& s, const float* x, const float* w, float* y,
+                         void* scratch) {
+  pointwise_amx::forward(s, x, w, y, scratch, nullptr);
+}
+void pointwiseForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                          float* y, void* scratch) {
+  pointwise_amx::forward(s, x, w, y, scratch, bias);
+}
+bool pointwiseForwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                           uint16_t* y, void* scratch) {
+  return pointwise_amx::forwardWords(s, x, w, y, scratch, bias);
+}
+void pointwiseBackwardDataRun(const ConvShape& s, const float* dy, const float* w, float* dx,
+                              void* scratch) {
+  pointwise_amx::backwardData(s, dy, w, dx, scratch, nullptr);
+}
+void pointwiseBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
+                               const float* bias, float* dx, void* scratch) {
+  pointwise_amx::backwardData(s, dy, w, dx, scratch, bias);
+}
+bool pointwiseBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
+                                const float* bias, uint16_t* dx, void* scratch) {
+  return pointwise_amx::backwardDataWords(s, dy, w, dx, scratch, bias);
+}
 template <Isa isa>
 void blockedBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
                               void* scratch) {
@@ -204,6 +229,9 @@ constexpr ConvPass kW = ConvPass::BackwardWeight;
 
 // clang-format off
 const ConvAlgorithm kAlgorithms[] = {
+  {"bf16_conv_fwd_pointwise_m32n32_amx", kF, Isa::Amx, pointwise_amx::acceptsForward,
+   pointwise_amx::forwardScratchBytes, pointwiseForwardRun, pointwiseForwardBias,
+   wordsAreOperands, pointwiseForwardWords},
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
    blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias,
    wordsAreOperands, bf16ForwardWords},
@@ -233,6 +261,9 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::forwardScratchBytes,
    im2colForward, im2colForwardBias, nullptr, nullptr, nullptr, true},
 
+  {"bf16_conv_bwdd_pointwise_m32n32_amx", kD, Isa::Amx, pointwise_amx::acceptsBackwardData,
+   pointwise_amx::backwardDataScratchBytes, pointwiseBackwardDataRun, pointwiseBackwardDataBias,
+   wordsAreOperands, pointwiseBackwardDataWords},
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
    blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias,
    wordsAreOperands, bf16BackwardDataWords},

@@ -1,0 +1,39 @@
+#pragma once
+// The bf16 pointwise convolution on AMX (1x1, stride 1, no padding,
+// ungrouped, bf16 operands), forward and backward data: per image a GEMM of
+// the weights with the caller's NC[D]HW activations as they lie, channels
+// the reduction and positions the columns, so that neither the input nor
+// the output is restaged (the blocked AMX pass stages both, and transposes
+// them: for 1x1 layers that costs more than the products). Products are
+// exact and sums fp32, as on the NPU's cube unit; data holding a bf16Unsafe
+// value (non-finite, or below 2^-40) runs the fp32 algorithm instead.
+
+#include <cstdint>
+
+#include "kernels/kernel_types.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace pointwise_amx {
+
+bool acceptsForward(const ConvShape& shape);
+bool acceptsBackwardData(const ConvShape& shape);
+uint64_t forwardScratchBytes(const ConvShape& shape);
+uint64_t backwardDataScratchBytes(const ConvShape& shape);
+
+// On dense fp32 buffers holding bf16 values; bias (per output channel of
+// the pass) may be null.
+void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
+             const float* bias);
+void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx, void* scratch,
+                  const float* bias);
+// On the caller's dense bf16 tensors, each result (+ bias) rounded to bf16
+// once; false when a value is bf16Unsafe (the output is then incomplete).
+bool forwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+                  void* scratch, const float* bias);
+bool backwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
+                       void* scratch, const float* bias);
+
+}  // namespace pointwise_amx
+}  // namespace kernels
+}  // namespace aclcpu
