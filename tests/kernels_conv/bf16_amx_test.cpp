@@ -275,6 +275,77 @@ TEST_F(Bf16Amx, WordsRunsRoundTheFloatRunAndRefuseUnsafeWords) {
   EXPECT_GE(checked, 4);  // forward and data gradient, direct and pointwise
 }
 
+// The same for the weight gradients' words runs: dw in fp32, the fp32 run's
+// bits; unsafe words in either x or dy refused.
+TEST_F(Bf16Amx, WeightWordsRunsMatchTheFloatRunAndRefuseUnsafeWords) {
+  const uint32_t patterns[] = {0x00400000u, 0x2B000000u, 0xFF800000u, 0x7FC00000u};
+  std::mt19937 rng(15);
+  int checked = 0;
+  for (const AmxCase& c : amxCases()) {
+    ConvShape s = c.shape;
+    s.io = ElementType::BF16;
+    if (c.rounding != Rounding::BF16 || !c.amx->runWeightWords || !c.amx->acceptsWords(s)) continue;
+    ++checked;
+    std::vector<float> v[2] = {values(countOf(c.amx->pass, s, 0), c.rounding, rng),
+                               values(countOf(c.amx->pass, s, 1), c.rounding, rng)};
+    const std::vector<float> expected = run(*c.amx, c.shape, v[0], v[1]);
+    std::vector<uint16_t> words[2];
+    for (int k = 0; k < 2; ++k)
+      for (float e : v[k]) words[k].push_back(floatToBf16(e));
+    std::vector<float> dw = poisoned(static_cast<int64_t>(expected.size()));
+    Scratch scratch(c.amx->scratchBytes(s), 0xff);
+    ASSERT_TRUE(
+        c.amx->runWeightWords(s, words[0].data(), words[1].data(), dw.data(), scratch.get()))
+        << c.amx->name << " refused ordinary data";
+    EXPECT_TRUE(sameBits(dw, expected)) << c.amx->name;
+    for (int k = 0; k < 2; ++k)
+      for (uint32_t bits : patterns) {
+        std::vector<uint16_t> bad[2] = {words[0], words[1]};
+        bad[k][bad[k].size() / 3] = static_cast<uint16_t>(bits >> 16);
+        EXPECT_FALSE(
+            c.amx->runWeightWords(s, bad[0].data(), bad[1].data(), dw.data(), scratch.get()))
+            << c.amx->name << " took 0x" << std::hex << bits << " in operand " << k;
+      }
+    EXPECT_TRUE(scratch.guardsIntact()) << c.amx->name;
+  }
+  EXPECT_GE(checked, 2);  // direct and pointwise
+}
+
+// Long reductions: the pointwise weight gradient in several chunks of
+// several step blocks each (partials accumulated through memory, chunks
+// added in order), and the other pointwise passes over many panels; against
+// the float64 reference, the same bits for 1, 2 and 3 threads.
+TEST_F(Bf16Amx, PointwisePassesOverLongReductions) {
+  ConvShape s;
+  s.batch = 2;
+  s.inChannels = 40;
+  s.outChannels = 36;
+  s.in[2] = s.out[2] = 9000;  // 282 steps of 32 positions per image: 16 chunks of 2 blocks
+  s.operands = OperandValues::BF16;
+  std::mt19937 rng(16);
+  int ran = 0;
+  for (int i = 0; i < convAlgorithmCount(); ++i) {
+    const ConvAlgorithm& a = convAlgorithmAt(i);
+    if (a.minimumIsa != Isa::Amx || !a.accepts(s) ||
+        std::string(a.name).find("pointwise") == std::string::npos)
+      continue;
+    ++ran;
+    const std::vector<float> v0 = values(countOf(a.pass, s, 0), Rounding::BF16, rng);
+    const std::vector<float> v1 = values(countOf(a.pass, s, 1), Rounding::BF16, rng);
+    const Reference ref = a.pass == ConvPass::Forward        ? referenceForward(s, v0, v1)
+                          : a.pass == ConvPass::BackwardData ? referenceBackwardData(s, v0, v1)
+                                                             : referenceBackwardWeight(s, v0, v1);
+    setComputeThreadCount(1);
+    const std::vector<float> one = run(a, s, v0, v1);
+    EXPECT_TRUE(closeTo(ref, one, a.name));
+    for (int threads : {2, 3}) {
+      setComputeThreadCount(threads);
+      EXPECT_TRUE(sameBits(run(a, s, v0, v1), one)) << a.name << " at " << threads << " threads";
+    }
+  }
+  EXPECT_EQ(ran, 3);
+}
+
 TEST_F(Bf16Amx, OrdinaryDataRunsOnTheTiles) {
   std::mt19937 rng(12);
   for (const AmxCase& c : amxCases()) {

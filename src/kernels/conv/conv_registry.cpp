@@ -292,6 +292,9 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_bwdd_col2im_gemm", kD, Isa::Scalar, always, im2col_gemm::scratchBytes,
    im2colBackwardData, im2colBackwardDataBias, nullptr, nullptr, nullptr, true},
 
+  {"bf16_conv_bwdw_pointwise_m32n32_amx", kW, Isa::Amx, pointwise_amx::acceptsBackwardWeight,
+   pointwise_amx::backwardWeightScratchBytes, pointwise_amx::backwardWeight, nullptr,
+   wordsAreOperands, nullptr, pointwise_amx::backwardWeightWords},
   {"bf16_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<true>,
    blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight, nullptr,
    wordsAreOperands, nullptr, blocked::bf16BackwardWeightWords},

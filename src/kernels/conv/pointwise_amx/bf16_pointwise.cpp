@@ -142,7 +142,123 @@ bool runWords(const ConvShape& s, bool data, const uint16_t* in, const float* w,
   return runGemm(g, s.batch, in, w, out, scratch, bias);
 }
 
+// The weight gradient: steps of 32 positions of one image, image-major,
+// split into chunks of consecutive steps; chunk partials of whole 32 x 32
+// blocks.
+constexpr int64_t kMaxChunks = 16;
+constexpr uint64_t kMaxPartialBytes = uint64_t{256} << 20;
+
+struct WeightPlan {
+  int64_t m = 0, n = 0, positions = 0, stepsPerImage = 0, steps = 0, chunks = 0;
+  int64_t mPad = 0, nPad = 0;
+  uint64_t partialBytes = 0;
+};
+
+bool planWeight(const ConvShape& s, WeightPlan* p) {
+  if (s.operands != OperandValues::BF16 || s.groups != 1) return false;
+  if (!conv_detail::describe(s).columnsAreInput) return false;
+  p->m = s.outChannels;
+  p->n = s.inChannels;
+  p->positions = s.out[0] * s.out[1] * s.out[2];
+  p->stepsPerImage = (p->positions + 31) / 32;
+  p->steps = s.batch * p->stepsPerImage;
+  p->chunks = std::min(kMaxChunks, (p->steps + kMaxBlockSteps - 1) / kMaxBlockSteps);
+  p->mPad = (p->m + 31) / 32 * 32;
+  p->nPad = (p->n + 31) / 32 * 32;
+  if (p->mPad > (int64_t{1} << 20) || p->nPad > (int64_t{1} << 20)) return false;
+  p->partialBytes = static_cast<uint64_t>(p->chunks) * static_cast<uint64_t>(p->mPad) *
+                    static_cast<uint64_t>(p->nPad) * 4u;
+  return p->partialBytes <= kMaxPartialBytes;
+}
+
+const ConvAlgorithm& weightFallback(const ConvShape& s) {
+  ConvShape f = s;
+  f.operands = OperandValues::F32;
+  f.io = ElementType::F32;
+  return selectConvAlgorithm(ConvPass::BackwardWeight, f, Isa::Avx512Bf16);
+}
+
+template <typename In>
+bool runWeight(const ConvShape& s, const In* x, const In* dy, float* dw, void* scratch) {
+  WeightPlan p;
+  planWeight(s, &p);
+  float* partial = static_cast<float*>(scratch);
+  const int64_t nPairs = p.nPad / 32;
+  const int64_t chunkFloats = p.mPad * p.nPad;
+  std::atomic<bool> unsafe{false};
+  parallelFor(p.chunks * nPairs, [&](int64_t begin, int64_t end) {
+    blocked::configureBf16Tiles_amx();
+    alignas(64) uint16_t panel[kMaxBlockSteps * 2 * 512];
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t chunk = item / nPairs, pair = item % nPairs;
+      const int64_t first = p.steps * chunk / p.chunks, last = p.steps * (chunk + 1) / p.chunks;
+      Bf16PointwiseWeightJob job;
+      if constexpr (sizeof(In) == 2) {
+        job.xWords = x;
+        job.dyWords = dy;
+      } else {
+        job.xFloats = x;
+        job.dyFloats = dy;
+      }
+      job.m = p.m;
+      job.n = p.n;
+      job.n0 = pair * 32;
+      job.positions = p.positions;
+      job.stepsPerImage = p.stepsPerImage;
+      job.checkDy = pair == 0;
+      job.partial = partial + chunk * chunkFloats + job.n0;
+      job.partialStride = p.nPad;
+      job.panel = panel;
+      for (int64_t step = first; step < last; step += kMaxBlockSteps) {
+        job.firstStep = step;
+        job.steps = std::min(kMaxBlockSteps, last - step);
+        job.accumulate = step > first;
+        if (!bf16_pointwise_bwdw_m32n32_amx(job)) {
+          unsafe.store(true, std::memory_order_relaxed);
+          return;
+        }
+      }
+    }
+  });
+  if (unsafe.load()) return false;
+  // dw = the chunk partials added in chunk order.
+  parallelFor(p.m, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o)
+      for (int64_t c = 0; c < p.n; ++c) {
+        float sum = partial[o * p.nPad + c];
+        for (int64_t k = 1; k < p.chunks; ++k) sum += partial[k * chunkFloats + o * p.nPad + c];
+        dw[o * p.n + c] = sum;
+      }
+  });
+  return true;
+}
+
 }  // namespace
+
+bool acceptsBackwardWeight(const ConvShape& shape) {
+  WeightPlan p;
+  return planWeight(shape, &p);
+}
+uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
+  WeightPlan p;
+  if (!planWeight(shape, &p)) return 0;
+  ConvShape f = shape;
+  f.operands = OperandValues::F32;
+  f.io = ElementType::F32;
+  return std::max(p.partialBytes, weightFallback(shape).scratchBytes(f));
+}
+void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+                    void* scratch) {
+  if (runWeight(shape, x, dy, dw, scratch)) return;
+  ConvShape f = shape;
+  f.operands = OperandValues::F32;
+  f.io = ElementType::F32;
+  runConvAlgorithm(weightFallback(shape), f, x, dy, nullptr, dw, scratch);
+}
+bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch) {
+  return runWeight(shape, x, dy, dw, scratch);
+}
 
 bool acceptsForward(const ConvShape& shape) {
   Gemm g;

@@ -18,8 +18,10 @@ namespace pointwise_amx {
 
 bool acceptsForward(const ConvShape& shape);
 bool acceptsBackwardData(const ConvShape& shape);
+bool acceptsBackwardWeight(const ConvShape& shape);
 uint64_t forwardScratchBytes(const ConvShape& shape);
 uint64_t backwardDataScratchBytes(const ConvShape& shape);
+uint64_t backwardWeightScratchBytes(const ConvShape& shape);
 
 // On dense fp32 buffers holding bf16 values; bias (per output channel of
 // the pass) may be null.
@@ -27,6 +29,13 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
              const float* bias);
 void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx, void* scratch,
                   const float* bias);
+// dw = the sum over images and positions of dy x^T, reduced in a fixed
+// number of position chunks (a function of the shape) whose partial sums
+// are added in order: the bits do not depend on the thread count.
+void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+                    void* scratch);
+bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch);
 // On the caller's dense bf16 tensors, each result (+ bias) rounded to bf16
 // once; false when a value is bf16Unsafe (the output is then incomplete).
 bool forwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,

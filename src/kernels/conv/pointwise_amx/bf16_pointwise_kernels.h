@@ -46,6 +46,34 @@ struct Bf16PointwiseJob {
 // False (nothing stored) when b holds a bf16Unsafe value.
 bool bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& job);
 
+// The weight gradient of one block of reduction steps (32 positions of one
+// image each) for output channels [0, m) and input channels [n0, n0 + 32):
+//   partial[o * partialStride + c - n0] (+)= sum over the steps, in order,
+//     of the tile dot product over their positions p of
+//     dy[o][p] * x[c][p]
+// (with `accumulate` added to what partial holds). x and dy are dense
+// [images][channels][positions], as bf16 words or as fp32 bf16 values.
+// False when x's channels [n0, n0 + 32) or (checkDy) dy hold a bf16Unsafe
+// value in these steps.
+struct Bf16PointwiseWeightJob {
+  const uint16_t* xWords = nullptr;  // one of each pair
+  const float* xFloats = nullptr;
+  const uint16_t* dyWords = nullptr;
+  const float* dyFloats = nullptr;
+  int64_t m = 0, n = 0;  // output channels, input channels
+  int64_t n0 = 0;
+  int64_t positions = 0;  // per image
+  int64_t stepsPerImage = 0;
+  int64_t firstStep = 0, steps = 0;  // global step index (image-major), at most kMaxBlockSteps
+  bool checkDy = false;
+  float* partial = nullptr;
+  int64_t partialStride = 0;  // floats between output channels, a multiple of 16
+  bool accumulate = false;
+  uint16_t* panel = nullptr;  // 64-byte aligned, kMaxBlockSteps * 2 * 512 words
+};
+constexpr int64_t kMaxBlockSteps = 32;
+bool bf16_pointwise_bwdw_m32n32_amx(const Bf16PointwiseWeightJob& job);
+
 }  // namespace pointwise_amx
 }  // namespace kernels
 }  // namespace aclcpu
