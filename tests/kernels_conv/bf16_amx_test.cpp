@@ -178,7 +178,9 @@ std::vector<AmxCase> amxCases() {
     if (a.minimumIsa != Isa::Amx) continue;
     for (const auto& kind : kinds) {
       for (bool pointwise : {false, true}) {
-        const ConvShape s = shapeFor(kind.values, pointwise);
+        ConvShape s = shapeFor(kind.values, pointwise);
+        // Some entries take fp16 operands only as the caller's half tensors.
+        if (!a.accepts(s) && kind.values == OperandValues::F16) s.io = ElementType::F16;
         if (!a.accepts(s)) continue;
         ConvShape f = s;
         f.operands = OperandValues::F32;
@@ -203,13 +205,17 @@ TEST_F(Bf16Amx, EveryAmxEntryIsCovered) {
   for (int i = 0; i < convAlgorithmCount(); ++i) {
     const ConvAlgorithm& a = convAlgorithmAt(i);
     if (a.minimumIsa != Isa::Amx) continue;
-    // bf16x2 entries take fp16 and HF32 operands, the others bf16.
-    const bool split = std::string(a.name).rfind("bf16x2_", 0) == 0;
+    // bf16x2 entries take fp16 and HF32 operands (the pointwise one fp16
+    // only), the others bf16.
+    const std::string name = a.name;
+    const bool split = name.rfind("bf16x2_", 0) == 0;
+    const bool pointwise = name.find("pointwise") != std::string::npos;
     for (Rounding r : {Rounding::BF16, Rounding::F16, Rounding::HF32}) {
       bool covered = false;
       for (const AmxCase& c : cases) covered = covered || (c.amx == &a && c.rounding == r);
-      EXPECT_EQ(covered, split ? r != Rounding::BF16 : r == Rounding::BF16)
-          << a.name << " with rounding " << static_cast<int>(r);
+      const bool expected =
+          split ? r == Rounding::F16 || (r == Rounding::HF32 && !pointwise) : r == Rounding::BF16;
+      EXPECT_EQ(covered, expected) << a.name << " with rounding " << static_cast<int>(r);
     }
   }
 }
@@ -250,29 +256,35 @@ TEST_F(Bf16Amx, WordsRunsRoundTheFloatRunAndRefuseUnsafeWords) {
   int checked = 0;
   for (const AmxCase& c : amxCases()) {
     ConvShape s = c.shape;
-    s.io = ElementType::BF16;
-    if (c.rounding != Rounding::BF16 || !c.amx->runWords || !c.amx->acceptsWords(s)) continue;
+    const bool half = c.rounding == Rounding::F16;
+    s.io = half ? ElementType::F16 : ElementType::BF16;
+    if (c.rounding == Rounding::HF32 || !c.amx->runWords || !c.amx->acceptsWords(s)) continue;
     ++checked;
     const std::vector<float> a = values(countOf(c.amx->pass, s, 0), c.rounding, rng);
     const std::vector<float> w = values(countOf(c.amx->pass, s, 1), c.rounding, rng);
     const std::vector<float> expected = run(*c.amx, c.shape, a, w);
+    const auto word = [&](float v) { return half ? floatToHalf(v) : floatToBf16(v); };
     std::vector<uint16_t> words(a.size());
-    for (size_t i = 0; i < a.size(); ++i) words[i] = floatToBf16(a[i]);
+    for (size_t i = 0; i < a.size(); ++i) words[i] = word(a[i]);
     std::vector<uint16_t> out(expected.size(), 0xFFFF);
     Scratch scratch(c.amx->scratchBytes(s), 0xff);
     ASSERT_TRUE(c.amx->runWords(s, words.data(), w.data(), nullptr, out.data(), scratch.get()))
         << c.amx->name << " refused ordinary data";
     for (size_t i = 0; i < out.size(); ++i)
-      ASSERT_EQ(out[i], floatToBf16(expected[i])) << c.amx->name << " output " << i;
+      ASSERT_EQ(out[i], word(expected[i])) << c.amx->name << " output " << i;
+    // Half words cannot hold values below 2^-40 or bf16 subnormals: only
+    // the non-finite patterns apply.
     for (uint32_t bits : patterns) {
+      const float v = fromBits(bits);
+      if (half && std::isfinite(v)) continue;
       std::vector<uint16_t> bad = words;
-      bad[bad.size() / 3] = static_cast<uint16_t>(bits >> 16);
+      bad[bad.size() / 3] = half ? floatToHalf(v) : static_cast<uint16_t>(bits >> 16);
       EXPECT_FALSE(c.amx->runWords(s, bad.data(), w.data(), nullptr, out.data(), scratch.get()))
           << c.amx->name << " took 0x" << std::hex << bits;
     }
     EXPECT_TRUE(scratch.guardsIntact()) << c.amx->name;
   }
-  EXPECT_GE(checked, 4);  // forward and data gradient, direct and pointwise
+  EXPECT_GE(checked, 6);  // forward and data gradient: direct bf16 and fp16, pointwise
 }
 
 // The same for the weight gradients' words runs: dw in fp32, the fp32 run's

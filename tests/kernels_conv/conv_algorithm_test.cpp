@@ -86,6 +86,12 @@ class ShapeGenerator {
       ConvShape s;
       s.batch = pick(1, 3);
       s.operands = operandValues();
+      // Half the bf16 and fp16 shapes come from the caller's 16-bit tensors
+      // (ConvShape::io), which some entries take only then.
+      if (s.operands == OperandValues::BF16 || s.operands == OperandValues::F16) {
+        if (chance(50))
+          s.io = s.operands == OperandValues::BF16 ? ElementType::BF16 : ElementType::F16;
+      }
       channels(static_cast<Channels>(pick(0, kChannelKinds - 1)), &s);
       if (!spatial(&s)) continue;
       const int64_t terms =

@@ -87,7 +87,33 @@ bool packFloatPanel(const Bf16PointwiseJob& j) {
   return unsafe == 0;
 }
 
+// Hi/lo panel rows: for position tile t and channel q, 16 words (hi, lo)
+// of the channel's values (fp32, or half words widened exactly) at
+// panel + (t * kSteps * 16 + q) * 32.
+bool packHiLoPanel(const Bf16PointwiseJob& j) {
+  const int64_t rows = j.kSteps * 16;
+  const int tiles = j.n > 16 ? 2 : 1;
+  __mmask16 unsafe = 0;
+  for (int t = 0; t < tiles; ++t) {
+    const __mmask16 mask = simd::firstLanes(j.n - 16 * t);
+    uint16_t* out = j.panel + t * rows * 32;
+    for (int64_t c = 0; c < rows; ++c) {
+      __m512i v = _mm512_setzero_si512();
+      if (c < j.k) {
+        v = j.bWords
+                ? _mm512_castps_si512(simd::loadF16(j.bWords + c * j.bRowStride + 16 * t, mask))
+                : _mm512_castps_si512(
+                      _mm512_maskz_loadu_ps(mask, j.bFloats + c * j.bRowStride + 16 * t));
+      }
+      unsafe |= unsafeLanes(v);
+      _mm512_store_si512(out + c * 32, blocked::hiLoWords(v));
+    }
+  }
+  return unsafe == 0;
+}
+
 bool packPanel(const Bf16PointwiseJob& j) {
+  if (j.hiLo) return packHiLoPanel(j);
   return j.bWords ? packWordPanel(j) : packFloatPanel(j);
 }
 
@@ -100,7 +126,9 @@ void storeTile(const Bf16PointwiseJob& j, const float* image, int64_t m0, int64_
     __m512 v = _mm512_load_ps(image + r * 16);
     if (j.bias) v = _mm512_add_ps(v, _mm512_set1_ps(j.bias[m0 + r]));
     const int64_t at = (m0 + r) * j.outRowStride + p0;
-    if (j.outWords)
+    if (j.outWords && j.outHalf)
+      simd::storeF16(j.outWords + at, mask, v);
+    else if (j.outWords)
       simd::storeBf16(j.outWords + at, mask, v);
     else
       _mm512_mask_storeu_ps(j.outFloats + at, mask, v);
@@ -118,26 +146,32 @@ bool bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& j) {
   alignas(64) float image[4][256];
   // Accumulators: tile 0 (m0, n0), 1 (m0, n1), 2 (m1, n0), 3 (m1, n1); a in
   // 4 and 5, b in 6 and 7.
+  // Hi/lo: two a tiles per step, (hi, lo) and (lo, hi) words of the
+  // weights, so that the two products of every step add up to the four
+  // partial products of each exact multiply.
+  const int64_t aTiles = j.hiLo ? 2 : 1;
+  const int64_t tileStep = j.kSteps * aTiles * 512;  // words between output tiles
   for (int64_t t = 0; t < mTiles; t += 2) {
     const bool twoM = t + 1 < mTiles;
-    const uint16_t* a0 = j.a + t * j.kSteps * 512;
-    const uint16_t* a1 = a0 + j.kSteps * 512;
+    const uint16_t* a0 = j.a + t * tileStep;
+    const uint16_t* a1 = a0 + tileStep;
     _tile_zero(0);
     _tile_zero(1);
     _tile_zero(2);
     _tile_zero(3);
     for (int64_t s = 0; s < j.kSteps; ++s) {
       _tile_loadd(6, b0 + s * 512, 64);
-      _tile_loadd(4, a0 + s * 512, 64);
-      _tile_dpbf16ps(0, 4, 6);
-      if (twoN) {
-        _tile_loadd(7, b1 + s * 512, 64);
-        _tile_dpbf16ps(1, 4, 7);
-      }
-      if (twoM) {
-        _tile_loadd(5, a1 + s * 512, 64);
-        _tile_dpbf16ps(2, 5, 6);
-        if (twoN) _tile_dpbf16ps(3, 5, 7);
+      if (twoN) _tile_loadd(7, b1 + s * 512, 64);
+      for (int64_t h = 0; h < aTiles; ++h) {
+        const int64_t at = (s * aTiles + h) * 512;
+        _tile_loadd(4, a0 + at, 64);
+        _tile_dpbf16ps(0, 4, 6);
+        if (twoN) _tile_dpbf16ps(1, 4, 7);
+        if (twoM) {
+          _tile_loadd(5, a1 + at, 64);
+          _tile_dpbf16ps(2, 5, 6);
+          if (twoN) _tile_dpbf16ps(3, 5, 7);
+        }
       }
     }
     _tile_stored(0, image[0], 64);

@@ -20,15 +20,17 @@ namespace {
 struct Gemm {
   int64_t m = 0, k = 0, kSteps = 0, mTiles = 0, positions = 0;
   bool data = false;  // backward data: a = w transposed
+  bool hiLo = false;  // fp16 or HF32 operands, split into bf16 hi + lo
 };
 
 bool plan(const ConvShape& s, bool data, Gemm* g) {
-  if (s.operands != OperandValues::BF16 || s.groups != 1) return false;
+  if (s.operands == OperandValues::F32 || s.groups != 1) return false;
   if (!conv_detail::describe(s).columnsAreInput) return false;
   g->data = data;
+  g->hiLo = s.operands != OperandValues::BF16;
   g->m = data ? s.inChannels : s.outChannels;
   g->k = data ? s.outChannels : s.inChannels;
-  g->kSteps = (g->k + 31) / 32;
+  g->kSteps = g->hiLo ? (g->k + 15) / 16 : (g->k + 31) / 32;
   g->mTiles = (g->m + 15) / 16;
   g->positions = s.out[0] * s.out[1] * s.out[2];
   // Reduction channels beyond kMaxKSteps * 32 would not fit the L1 panel;
@@ -59,19 +61,29 @@ uint64_t scratchBytes(const ConvShape& s, bool data) {
 // a(m, k) = w[m][k] (forward; w is [O][C]) or w[k][m] (data), as the
 // kernel's packed tiles; false when a weight is bf16Unsafe.
 bool packWeights(const Gemm& g, const float* w, uint16_t* packed) {
+  const int64_t perStep = g.hiLo ? 16 : 32;  // reduction channels per step
+  const int64_t tiles = g.hiLo ? 2 : 1;      // a tiles per step
   std::atomic<bool> unsafe{false};
   parallelFor(g.mTiles * g.kSteps, [&](int64_t begin, int64_t end) {
     bool seen = false;
     for (int64_t unit = begin; unit < end; ++unit) {
       const int64_t t = unit / g.kSteps, step = unit % g.kSteps;
-      uint16_t* tile = packed + unit * 512;
+      uint16_t* tile = packed + unit * tiles * 512;
       for (int64_t r = 0; r < 16; ++r)
-        for (int64_t j = 0; j < 32; ++j) {
-          const int64_t m = t * 16 + r, k = step * 32 + j;
+        for (int64_t j = 0; j < perStep; ++j) {
+          const int64_t m = t * 16 + r, k = step * perStep + j;
           float v = 0.0f;
           if (m < g.m && k < g.k) v = g.data ? w[k * g.m + m] : w[m * g.k + k];
           seen = seen || blocked::bf16Unsafe(v);
-          tile[r * 32 + j] = static_cast<uint16_t>(blocked::bf16Of(v));
+          if (!g.hiLo) {
+            tile[r * 32 + j] = static_cast<uint16_t>(blocked::bf16Of(v));
+            continue;
+          }
+          const uint32_t hiLo = blocked::hiLoWord(v), loHi = blocked::loHiWord(v);
+          tile[r * 32 + 2 * j] = static_cast<uint16_t>(hiLo);
+          tile[r * 32 + 2 * j + 1] = static_cast<uint16_t>(hiLo >> 16);
+          tile[512 + r * 32 + 2 * j] = static_cast<uint16_t>(loHi);
+          tile[512 + r * 32 + 2 * j + 1] = static_cast<uint16_t>(loHi >> 16);
         }
     }
     if (seen) unsafe.store(true, std::memory_order_relaxed);
@@ -82,7 +94,7 @@ bool packWeights(const Gemm& g, const float* w, uint16_t* packed) {
 // b and out: one dense operand per image, as words or fp32.
 template <typename In, typename Out>
 bool runGemm(const Gemm& g, int64_t batch, const In* b, const float* w, Out* out, void* scratch,
-             const float* bias) {
+             const float* bias, bool halfWords = false) {
   uint16_t* packed = static_cast<uint16_t*>(scratch);
   if (!packWeights(g, w, packed)) return false;
   const int64_t panels = (g.positions + kPanelPositions - 1) / kPanelPositions;
@@ -97,6 +109,8 @@ bool runGemm(const Gemm& g, int64_t batch, const In* b, const float* w, Out* out
       job.m = g.m;
       job.k = g.k;
       job.kSteps = g.kSteps;
+      job.hiLo = g.hiLo;
+      job.outHalf = halfWords;
       job.bRowStride = g.positions;
       job.n = std::min(kPanelPositions, g.positions - p0);
       job.bias = bias;
@@ -139,7 +153,7 @@ bool runWords(const ConvShape& s, bool data, const uint16_t* in, const float* w,
               void* scratch, const float* bias) {
   Gemm g;
   plan(s, data, &g);
-  return runGemm(g, s.batch, in, w, out, scratch, bias);
+  return runGemm(g, s.batch, in, w, out, scratch, bias, s.io == ElementType::F16);
 }
 
 // The weight gradient: steps of 32 positions of one image, image-major,

@@ -1,6 +1,8 @@
 #pragma once
 // The bf16 pointwise convolution on AMX (1x1, stride 1, no padding,
-// ungrouped, bf16 operands), forward and backward data: per image a GEMM of
+// ungrouped): forward and backward data for bf16 operands, and for fp16
+// (and HF32) operands as exact bf16 hi + lo splits (four products per
+// multiply); the weight gradient for bf16 operands. Per image a GEMM of
 // the weights with the caller's NC[D]HW activations as they lie, channels
 // the reduction and positions the columns, so that neither the input nor
 // the output is restaged (the blocked AMX pass stages both, and transposes
@@ -36,8 +38,9 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
                     void* scratch);
 bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
                          void* scratch);
-// On the caller's dense bf16 tensors, each result (+ bias) rounded to bf16
-// once; false when a value is bf16Unsafe (the output is then incomplete).
+// On the caller's dense bf16 (fp16 operands: half) tensors, each result
+// (+ bias) rounded to that type once; false when a value is bf16Unsafe (the
+// output is then incomplete).
 bool forwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
                   void* scratch, const float* bias);
 bool backwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,

@@ -5,14 +5,15 @@
 //
 // One panel of up to 32 positions of one image, every output channel:
 //   out[m * outRowStride + p] = round(bias[m] + sum over k-steps s, in
-//     order, of the tile dot product over k in [32 s, 32 s + 32) of
+//     order, of the tile dot product over the step's channels k of
 //     a(m, k) * b[k * bRowStride + p])
 // for m < M, p < n, with b read as bf16 words or as fp32 values that are
-// bf16 values, and the result stored as fp32 or rounded to bf16 once
-// (nearest even). The output-channel orientation of the tiles (rows =
-// channels, columns = positions) matches NC[D]HW, so neither operand nor
-// result is transposed: b is only interleaved in channel pairs into an
-// L1 panel.
+// bf16 values (32 channels per step), or (hiLo) as fp32 or half values
+// split exactly into bf16 hi + lo (16 channels per step, each step two tile
+// products: (hi, lo) x (a hi, a lo) and (hi, lo) x (a lo, a hi)); the result
+// stored as fp32 or rounded once (nearest even) to bf16 or half words. The output-channel
+// orientation of the tiles (rows = channels, columns = positions) matches NC[D]HW, so neither
+// operand nor result is transposed: b is only interleaved in channel pairs into an L1 panel.
 
 #include <cstdint>
 
@@ -25,22 +26,25 @@ constexpr int64_t kMaxKSteps = 32;  // reduction channels up to 1024 (a 64 KB pa
 
 struct Bf16PointwiseJob {
   // Packed a: for output-channel tile t (16 channels) and k-step s, 16 rows
-  // of 32 bf16 (a(16 t + r, 32 s + j)) at a + (t * kSteps + s) * 512.
+  // of 32 bf16 (a(16 t + r, 32 s + j)) at a + (t * kSteps + s) * 512;
+  // hiLo: rows of 16 (hi, lo) pairs at a + ((t * kSteps + s) * 2) * 512 and
+  // (lo, hi) pairs 512 words further.
   const uint16_t* a = nullptr;
-  int64_t m = 0;                     // output channels
-  int64_t k = 0;                     // reduction channels
-  int64_t kSteps = 0;                // ceil(k / 32), at most kMaxKSteps
-  const uint16_t* bWords = nullptr;  // one of the two
+  int64_t m = 0;       // output channels
+  int64_t k = 0;       // reduction channels
+  int64_t kSteps = 0;  // ceil(k / 32) (hiLo: ceil(k / 16)), at most kMaxKSteps
+  bool hiLo = false;
+  const uint16_t* bWords = nullptr;  // one of the two; half words when hiLo
   const float* bFloats = nullptr;
   int64_t bRowStride = 0;  // elements between reduction channels
   int64_t n = 0;           // positions, 1..kPanelPositions
   const float* bias = nullptr;
   uint16_t* outWords = nullptr;  // one of the two
+  bool outHalf = false;          // outWords are half words
   float* outFloats = nullptr;
   int64_t outRowStride = 0;
-  uint16_t* panel = nullptr;
-  int64_t prefetchBytes = 0;  // words input: prefetch each row this far ahead  // 64-byte aligned,
-                              // 2 * kSteps * 512 words
+  uint16_t* panel = nullptr;  // 64-byte aligned, 2 * kSteps * 512 words
+  int64_t prefetchBytes = 0;  // words input: prefetch each row this far ahead
 };
 
 // False (nothing stored) when b holds a bf16Unsafe value.
