@@ -197,7 +197,8 @@ int64_t tapShift(const Dim& dim, int64_t phase, int64_t k) {
 
 }  // namespace
 
-bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTable* table) {
+bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTable* table,
+                 int64_t shortRow) {
   RowPassPlan& p = *plan;
   p = RowPassPlan{};
   p.kind = kind;
@@ -211,7 +212,8 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   // 22% of a 7x7 layer's multiply-adds, 12% of a 14x14 one's. It pays only
   // where a row alone is too short for a register tile (measured: 7x7 and
   // 14x14 layers, forward and data gradient, 5-30% faster unflattened).
-  const bool flatten = dims[1].stride == 1 && dims[2].stride == 1 && s.out[2] < kShortRow;
+  const bool flatten = dims[1].stride == 1 && dims[2].stride == 1 &&
+                       s.out[2] < (shortRow > 0 ? shortRow : kShortRow);
   const int64_t nbMax = p.blocks.pairs ? 2 : 1;
   // Interleaved groups: one 16-lane weight vector per channel of a group.
   const int64_t tapFloats = p.blocks.depthwise        ? kLanes

@@ -129,8 +129,10 @@ struct TapTable {
 // False when the blocked algorithm does not take the shape (channel layout,
 // strides it has no kernel for, or sizes that overflow). With a table (sized
 // by a first call: tapsPerTile entries at tapOffset), also fills it.
+// shortRow (when positive) replaces the row length below which planes are
+// flattened into one row.
 bool planRowPass(const ConvShape& shape, RowPassKind kind, RowPassPlan* plan,
-                 TapTable* table = nullptr);
+                 TapTable* table = nullptr, int64_t shortRow = 0);
 bool planWeightPass(const ConvShape& shape, WeightPassPlan* plan);
 
 // The output blocks of one tile: the first and how many (1 or 2).
