@@ -29,6 +29,23 @@ static inline __mmask16 unsafeLanes(__m512i v) {
   return special | tiny;
 }
 
+// Words of bf16Unsafe values among 32 bf16 words: magnitude m unsafe when
+// m >= 0x7F80 (exponent all ones) or 0 < m < 0x2B80 (below 2^-40), i.e.
+// (m - 0x2B80) mod 2^16 > 0x53FF for m != 0.
+static inline __mmask32 unsafeWords(__m512i words) {
+  const __m512i m = _mm512_and_si512(words, _mm512_set1_epi16(0x7FFF));
+  const __m512i u = _mm512_sub_epi16(m, _mm512_set1_epi16(0x2B80));
+  return _mm512_cmpgt_epu16_mask(u, _mm512_set1_epi16(0x53FF)) & _mm512_test_epi16_mask(m, m);
+}
+
+// The bf16 words (high halves) of 32 fp32 lanes, in order: lo's 16, then hi's.
+static inline __m512i highHalfWords(__m512i lo, __m512i hi) {
+  const __m512i odd =
+      _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27,
+                       25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+  return _mm512_permutex2var_epi16(lo, odd, hi);
+}
+
 static inline __m512i highHalves() { return _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)); }
 
 // pairWord per lane: bf16(even) low, bf16(odd) high (both already bf16 values).

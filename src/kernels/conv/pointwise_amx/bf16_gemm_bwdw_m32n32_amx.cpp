@@ -24,12 +24,7 @@ namespace kernels {
 namespace pointwise_amx {
 namespace {
 
-// Words of bf16Unsafe values among 32 bf16 words (see bf16_gemm_m32n32_amx.cpp).
-inline __mmask32 unsafeWords(__m512i w) {
-  const __m512i m = _mm512_and_si512(w, _mm512_set1_epi16(0x7FFF));
-  const __m512i u = _mm512_sub_epi16(m, _mm512_set1_epi16(0x2B80));
-  return _mm512_cmpgt_epu16_mask(u, _mm512_set1_epi16(0x53FF)) & _mm512_test_epi16_mask(m, m);
-}
+using blocked::unsafeWords;
 
 // 32 positions of one channel row as 32 bf16 words (zero past `count`);
 // `unsafe` collects bf16Unsafe lanes.
@@ -46,11 +41,7 @@ inline __m512i rowWords(const uint16_t* words, const float* floats, int64_t at, 
   const __m512i b = _mm512_castps_si512(_mm512_maskz_loadu_ps(hi, floats + at + 16));
   *unsafe |= static_cast<__mmask32>(blocked::unsafeLanes(a)) |
              (static_cast<__mmask32>(blocked::unsafeLanes(b)) << 16);
-  // The high halves of the 32 floats, in order: their bf16 words.
-  const __m512i odd =
-      _mm512_set_epi16(63, 61, 59, 57, 55, 53, 51, 49, 47, 45, 43, 41, 39, 37, 35, 33, 31, 29, 27,
-                       25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-  return _mm512_permutex2var_epi16(a, odd, b);
+  return blocked::highHalfWords(a, b);
 }
 
 }  // namespace

@@ -22,15 +22,7 @@ namespace pointwise_amx {
 namespace {
 
 using blocked::unsafeLanes;
-
-// Words of bf16Unsafe values among 32 bf16 words: magnitude m unsafe when
-// m >= 0x7F80 (exponent all ones) or 0 < m < 0x2B80 (below 2^-40), i.e.
-// (m - 0x2B80) mod 2^16 > 0x53FF for m != 0.
-inline __mmask32 unsafeWords(__m512i w) {
-  const __m512i m = _mm512_and_si512(w, _mm512_set1_epi16(0x7FFF));
-  const __m512i u = _mm512_sub_epi16(m, _mm512_set1_epi16(0x2B80));
-  return _mm512_cmpgt_epu16_mask(u, _mm512_set1_epi16(0x53FF)) & _mm512_test_epi16_mask(m, m);
-}
+using blocked::unsafeWords;
 
 // Panel rows: for position tile t and channel pair q, 16 words
 // (bf16(c = 2q), bf16(2q + 1)) at panel + (t * kSteps * 16 + q) * 32.
