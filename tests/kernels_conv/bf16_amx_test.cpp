@@ -247,6 +247,37 @@ TEST_F(Bf16Amx, UnsafeValuesRunTheFp32AlgorithmBitForBit) {
   }
 }
 
+// Raw HF32 inputs (rounded by the entry as it stages them) holding a value
+// the tiles would not take: the fp32 algorithm runs instead, on the rounded
+// values, bit for bit the fp32 algorithm on rounded copies.
+TEST_F(Bf16Amx, UnsafeRawHf32InputsRunTheFp32AlgorithmOnRoundedValues) {
+  const uint32_t patterns[] = {0x00400000u, 0x2B000000u, 0x7F800000u, 0x7FC00000u};
+  std::mt19937 rng(17);
+  int checked = 0;
+  for (const AmxCase& c : amxCases()) {
+    if (c.rounding != Rounding::HF32 || !c.amx->roundsHf32Inputs) continue;
+    const bool weightPass = c.amx->pass == ConvPass::BackwardWeight;
+    for (uint32_t bits : patterns) {
+      ++checked;
+      // Raw values (not HF32) for the inputs; the weights are operand values.
+      std::vector<float> raw[2] = {randomValues(countOf(c.amx->pass, c.shape, 0), rng),
+                                   values(countOf(c.amx->pass, c.shape, 1), Rounding::HF32, rng)};
+      if (weightPass) raw[1] = randomValues(countOf(c.amx->pass, c.shape, 1), rng);
+      raw[0][raw[0].size() / 3] = fromBits(bits);
+      std::vector<float> copies[2] = {raw[0], raw[1]};
+      for (auto& v : copies)
+        for (float& e : v) e = roundFloat(e, Rounding::HF32);
+      ConvShape s = c.shape;
+      s.inputRounding = Rounding::HF32;
+      ConvShape f = c.shape;
+      f.operands = OperandValues::F32;
+      EXPECT_TRUE(sameBits(run(*c.amx, s, raw[0], raw[1]), run(*c.fp32, f, copies[0], copies[1])))
+          << c.amx->name << " with 0x" << std::hex << bits;
+    }
+  }
+  EXPECT_GE(checked, 12);  // forward, data and weight gradient
+}
+
 // The words runs (the caller's bf16 tensors): the fp32 run's bits rounded
 // to bf16 once, and a refusal (false) when the activation holds a value the
 // tiles would not take exactly, which they check on the words themselves.

@@ -675,10 +675,11 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
     for (float& e : v) e = roundFloat(e, Rounding::HF32);
     return v;
   };
-  int accepted = 0, attempts = 0;
+  int accepted = 0, attempts = 0, levelsRun = 0;
   for (; attempts < kMaxAttempts && accepted < 30; ++attempts) {
     ConvShape s = shapes.next(kMaxTerms / 4);
     s.operands = OperandValues::HF32;
+    s.io = ElementType::F32;
     if (!algorithm.accepts(s)) continue;
     ++accepted;
     const int64_t aCount = algorithm.pass == ConvPass::BackwardData ? yCount(s) : xCount(s);
@@ -696,8 +697,9 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
     ConvShape raw = s;
     raw.inputRounding = Rounding::HF32;
     // Under every ISA level the entry runs at (the GEMM's packers differ).
-    for (Isa level : {Isa::Scalar, Isa::Avx2, Isa::Avx512}) {
+    for (Isa level : {Isa::Scalar, Isa::Avx2, Isa::Avx512, Isa::Avx512Bf16, Isa::Amx}) {
       if (level < algorithm.minimumIsa || level > detectedIsa()) continue;
+      ++levelsRun;
       ASSERT_TRUE(forceIsaForTesting(level));
       Scratch scratch(algorithm.scratchBytes(s));
       std::vector<float> fromRaw = poisoned(outCount), fromCopies = poisoned(outCount);
@@ -713,6 +715,7 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
     }
   }
   EXPECT_GE(accepted, 10) << algorithm.name << " accepted " << accepted << " of " << attempts;
+  EXPECT_GE(levelsRun, accepted) << algorithm.name << " never ran";
   std::printf("[ hf32     ] %-36s %2d shapes, raw inputs rounded as read\n", algorithm.name,
               accepted);
 }

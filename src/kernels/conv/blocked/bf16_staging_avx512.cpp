@@ -143,8 +143,11 @@ bool stageRows(const typename E::Element* dense, int64_t denseChannels, PairKind
 }  // namespace
 
 bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
-                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
-  return stageRows<F32Elements>(dense, denseChannels, kind, l, begin, end, staged);
+                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged,
+                          Rounding rounding) {
+  return rounding == Rounding::HF32
+             ? stageRows<Hf32Elements>(dense, denseChannels, kind, l, begin, end, staged)
+             : stageRows<F32Elements>(dense, denseChannels, kind, l, begin, end, staged);
 }
 bool stageBf16Rows_avx512(const uint16_t* dense, ElementType type, int64_t denseChannels,
                           PairKind kind, const StagedLayout& l, int64_t begin, int64_t end,

@@ -154,8 +154,9 @@ bool stagePairRows(const typename E::Element* dense, const Bf16PairRowLayout& l,
 }  // namespace
 
 bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
-                            int64_t begin, int64_t end, uint16_t* staged) {
-  return stagePlanes<F32Elements>(dense, l, kind, begin, end, staged);
+                            int64_t begin, int64_t end, uint16_t* staged, Rounding rounding) {
+  return rounding == Rounding::HF32 ? stagePlanes<Hf32Elements>(dense, l, kind, begin, end, staged)
+                                    : stagePlanes<F32Elements>(dense, l, kind, begin, end, staged);
 }
 bool stageBf16Planes_avx512(const uint16_t* dense, ElementType type, const Bf16PlaneLayout& l,
                             PairKind kind, int64_t begin, int64_t end, uint16_t* staged) {
@@ -163,8 +164,10 @@ bool stageBf16Planes_avx512(const uint16_t* dense, ElementType type, const Bf16P
                                   : stagePlanes<Bf16Elements>(dense, l, kind, begin, end, staged);
 }
 bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
-                              int64_t begin, int64_t end, uint32_t* staged) {
-  return stagePairRows<F32Elements>(dense, l, kind, begin, end, staged);
+                              int64_t begin, int64_t end, uint32_t* staged, Rounding rounding) {
+  return rounding == Rounding::HF32
+             ? stagePairRows<Hf32Elements>(dense, l, kind, begin, end, staged)
+             : stagePairRows<F32Elements>(dense, l, kind, begin, end, staged);
 }
 bool stageBf16PairRows_avx512(const uint16_t* dense, ElementType type, const Bf16PairRowLayout& l,
                               PairKind kind, int64_t begin, int64_t end, uint32_t* staged) {

@@ -214,24 +214,25 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
   return !unsafe.load();
 }
 
-// stageBf16Rows_avx512 from fp32 buffers or from words of type `io`.
-bool stageRowsOf(const float* src, ElementType, int64_t channels, PairKind kind,
+// stageBf16Rows_avx512 from fp32 buffers (rounded to HF32 as read when the
+// shape says so) or from words of type `io`.
+bool stageRowsOf(const float* src, ElementType, Rounding rounding, int64_t channels, PairKind kind,
                  const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
-  return stageBf16Rows_avx512(src, channels, kind, l, begin, end, staged);
+  return stageBf16Rows_avx512(src, channels, kind, l, begin, end, staged, rounding);
 }
-bool stageRowsOf(const uint16_t* src, ElementType io, int64_t channels, PairKind kind,
+bool stageRowsOf(const uint16_t* src, ElementType io, Rounding, int64_t channels, PairKind kind,
                  const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged) {
   return stageBf16Rows_avx512(src, io, channels, kind, l, begin, end, staged);
 }
 
 template <typename Source>
-bool stageWords(const WordPlan& wp, const Source* dense, ElementType io, int64_t denseChannels,
-                int64_t firstImage, int64_t images, uint32_t* staged) {
+bool stageWords(const WordPlan& wp, const Source* dense, ElementType io, Rounding rounding,
+                int64_t denseChannels, int64_t firstImage, int64_t images, uint32_t* staged) {
   const StagedLayout& l = wp.rows.in;
   const Source* src = dense + firstImage * denseChannels * l.source[0] * l.source[1] * l.source[2];
   std::atomic<bool> unsafe{false};
   parallelFor(images * rowsPerImage(l), [&](int64_t begin, int64_t end) {
-    if (!stageRowsOf(src, io, denseChannels, wp.kind, l, begin, end, staged))
+    if (!stageRowsOf(src, io, rounding, denseChannels, wp.kind, l, begin, end, staged))
       unsafe.store(true, std::memory_order_relaxed);
   });
   std::memset(staged + l.imageStride * l.images, 0,
@@ -268,9 +269,10 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
   bool exact = packWords(wp, table, s, w, packed);
   for (int64_t image0 = 0; exact && image0 < s.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
-    const bool staged = io.inWords
-                            ? stageWords(wp, io.inWords, s.io, inputChannels, image0, images, in)
-                            : stageWords(wp, io.in, s.io, inputChannels, image0, images, in);
+    const bool staged =
+        io.inWords
+            ? stageWords(wp, io.inWords, s.io, s.inputRounding, inputChannels, image0, images, in)
+            : stageWords(wp, io.in, s.io, s.inputRounding, inputChannels, image0, images, in);
     if (!staged) {
       exact = false;
       break;

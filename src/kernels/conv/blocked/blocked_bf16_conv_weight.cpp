@@ -131,22 +131,23 @@ const ConvAlgorithm& fallbackFor(const ConvShape& s) {
   return selectConvAlgorithm(ConvPass::BackwardWeight, f, Isa::Avx512Bf16);
 }
 
-// The staging functions on fp32 buffers, or on words of type `io`.
-bool stagePlanesOf(const float* x, ElementType, const Bf16PlaneLayout& l, PairKind kind,
+// The staging functions on fp32 buffers (rounded to HF32 as read when the
+// shape says so), or on words of type `io`.
+bool stagePlanesOf(const float* x, const ConvShape& s, const Bf16PlaneLayout& l, PairKind kind,
                    int64_t begin, int64_t end, uint16_t* staged) {
-  return stageBf16Planes_avx512(x, l, kind, begin, end, staged);
+  return stageBf16Planes_avx512(x, l, kind, begin, end, staged, s.inputRounding);
 }
-bool stagePlanesOf(const uint16_t* x, ElementType io, const Bf16PlaneLayout& l, PairKind kind,
+bool stagePlanesOf(const uint16_t* x, const ConvShape& s, const Bf16PlaneLayout& l, PairKind kind,
                    int64_t begin, int64_t end, uint16_t* staged) {
-  return stageBf16Planes_avx512(x, io, l, kind, begin, end, staged);
+  return stageBf16Planes_avx512(x, s.io, l, kind, begin, end, staged);
 }
-bool stagePairRowsOf(const float* dy, ElementType, const Bf16PairRowLayout& l, PairKind kind,
+bool stagePairRowsOf(const float* dy, const ConvShape& s, const Bf16PairRowLayout& l, PairKind kind,
                      int64_t begin, int64_t end, uint32_t* staged) {
-  return stageBf16PairRows_avx512(dy, l, kind, begin, end, staged);
+  return stageBf16PairRows_avx512(dy, l, kind, begin, end, staged, s.inputRounding);
 }
-bool stagePairRowsOf(const uint16_t* dy, ElementType io, const Bf16PairRowLayout& l, PairKind kind,
-                     int64_t begin, int64_t end, uint32_t* staged) {
-  return stageBf16PairRows_avx512(dy, io, l, kind, begin, end, staged);
+bool stagePairRowsOf(const uint16_t* dy, const ConvShape& s, const Bf16PairRowLayout& l,
+                     PairKind kind, int64_t begin, int64_t end, uint32_t* staged) {
+  return stageBf16PairRows_avx512(dy, s.io, l, kind, begin, end, staged);
 }
 
 template <typename Source>
@@ -154,13 +155,13 @@ bool stage(const WeightPlan& p, const ConvShape& s, const Source* x, const Sourc
            uint32_t* dys) {
   std::atomic<bool> unsafe{false};
   parallelFor(s.batch * p.x.paddedChannels, [&](int64_t begin, int64_t end) {
-    if (!stagePlanesOf(x, s.io, p.x, p.kind, begin, end, xs))
+    if (!stagePlanesOf(x, s, p.x, p.kind, begin, end, xs))
       unsafe.store(true, std::memory_order_relaxed);
   });
   std::memset(xs + s.batch * p.x.paddedChannels * p.x.channelEntries, 0,
               static_cast<size_t>(p.xSlackEntries) * sizeof(uint16_t));
   parallelFor(s.batch * p.dy.blocks, [&](int64_t begin, int64_t end) {
-    if (!stagePairRowsOf(dy, s.io, p.dy, p.kind, begin, end, dys))
+    if (!stagePairRowsOf(dy, s, p.dy, p.kind, begin, end, dys))
       unsafe.store(true, std::memory_order_relaxed);
   });
   return !unsafe.load();

@@ -82,10 +82,13 @@ bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64
                                 int channels, PairKind kind, uint32_t* dst, uint32_t* second);
 
 // Stages rows [begin, end) of `l`, whose channels are words, from the
-// dense fp32 [N, denseChannels, D, H, W] tensor. False when a value is
-// bf16Unsafe (the words are then still written).
+// dense fp32 [N, denseChannels, D, H, W] tensor, each value rounded to
+// HF32 first when `rounding` says so (the caller's raw inputs,
+// ConvShape::inputRounding). False when a value is bf16Unsafe (the words
+// are then still written).
 bool stageBf16Rows_avx512(const float* dense, int64_t denseChannels, PairKind kind,
-                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged);
+                          const StagedLayout& l, int64_t begin, int64_t end, uint32_t* staged,
+                          Rounding rounding = Rounding::None);
 // The same from a dense tensor of 16-bit words of `type` (BF16 or F16; the
 // caller's tensor), for Pairs and HiLo alike.
 bool stageBf16Rows_avx512(const uint16_t* dense, ElementType type, int64_t denseChannels,
@@ -111,7 +114,8 @@ struct Bf16PlaneLayout {
   int64_t channelEntries = 0;     // bf16 per channel (every residue)
 };
 bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKind kind,
-                            int64_t begin, int64_t end, uint16_t* staged);
+                            int64_t begin, int64_t end, uint16_t* staged,
+                            Rounding rounding = Rounding::None);
 // The same from a dense tensor of 16-bit words of `type` (BF16 or F16).
 bool stageBf16Planes_avx512(const uint16_t* dense, ElementType type, const Bf16PlaneLayout& l,
                             PairKind kind, int64_t begin, int64_t end, uint16_t* staged);
@@ -128,7 +132,8 @@ struct Bf16PairRowLayout {
   int64_t positions = 0, rows = 0;
 };
 bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
-                              int64_t begin, int64_t end, uint32_t* staged);
+                              int64_t begin, int64_t end, uint32_t* staged,
+                              Rounding rounding = Rounding::None);
 // The same from a dense tensor of 16-bit words of `type` (BF16 or F16).
 bool stageBf16PairRows_avx512(const uint16_t* dense, ElementType type, const Bf16PairRowLayout& l,
                               PairKind kind, int64_t begin, int64_t end, uint32_t* staged);

@@ -35,11 +35,16 @@ struct F32Elements {
   static float value(float v) { return v; }
 };
 // The caller's raw fp32 values, rounded to HF32 as they are read
-// (ConvShape::inputRounding); load and value only, for the fp32 staging.
+// (ConvShape::inputRounding).
 struct Hf32Elements {
   using Element = float;
   static __m512 load(const float* p, __mmask16 mask) {
     return simd::roundHf32(F32Elements::load(p, mask));
+  }
+  static __m512i bits(const float* p, __mmask16 mask) { return _mm512_castps_si512(load(p, mask)); }
+  static __m512i bits(const float* p, int64_t step, __mmask16 mask) {
+    return _mm512_castps_si512(
+        simd::roundHf32(_mm512_castsi512_ps(F32Elements::bits(p, step, mask))));
   }
   static float value(float v) { return _mm512_cvtss_f32(simd::roundHf32(_mm512_set1_ps(v))); }
 };
