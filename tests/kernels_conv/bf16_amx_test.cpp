@@ -389,6 +389,37 @@ TEST_F(Bf16Amx, PointwisePassesOverLongReductions) {
   EXPECT_EQ(ran, 3);
 }
 
+// Wide pointwise layers, where the packed weights (two tiles per step for
+// hi/lo) are most of the workspace: results against float64, scratch guards
+// intact (run() checks them).
+TEST_F(Bf16Amx, PointwiseWideLayersStayInTheirScratch) {
+  std::mt19937 rng(18);
+  int ran = 0;
+  for (OperandValues kind : {OperandValues::BF16, OperandValues::F16}) {
+    ConvShape s;
+    s.inChannels = 512;
+    s.outChannels = 480;
+    s.in[2] = s.out[2] = 40;
+    s.operands = kind;
+    s.io = kind == OperandValues::BF16 ? ElementType::BF16 : ElementType::F16;
+    const Rounding r = kind == OperandValues::BF16 ? Rounding::BF16 : Rounding::F16;
+    for (int i = 0; i < convAlgorithmCount(); ++i) {
+      const ConvAlgorithm& a = convAlgorithmAt(i);
+      if (a.minimumIsa != Isa::Amx || !a.accepts(s) ||
+          std::string(a.name).find("pointwise") == std::string::npos)
+        continue;
+      ++ran;
+      const std::vector<float> v0 = values(countOf(a.pass, s, 0), r, rng);
+      const std::vector<float> v1 = values(countOf(a.pass, s, 1), r, rng);
+      const Reference ref = a.pass == ConvPass::Forward        ? referenceForward(s, v0, v1)
+                            : a.pass == ConvPass::BackwardData ? referenceBackwardData(s, v0, v1)
+                                                               : referenceBackwardWeight(s, v0, v1);
+      EXPECT_TRUE(closeTo(ref, run(a, s, v0, v1), a.name));
+    }
+  }
+  EXPECT_EQ(ran, 5);  // bf16 forward, data, weight; fp16 forward, data
+}
+
 TEST_F(Bf16Amx, OrdinaryDataRunsOnTheTiles) {
   std::mt19937 rng(12);
   for (const AmxCase& c : amxCases()) {

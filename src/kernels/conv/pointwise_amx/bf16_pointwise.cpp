@@ -15,6 +15,14 @@ namespace kernels {
 namespace pointwise_amx {
 namespace {
 
+// The problem as the fp32 algorithms take it (fp32 buffers, fp32 values).
+ConvShape asFp32(const ConvShape& s) {
+  ConvShape f = s;
+  f.operands = OperandValues::F32;
+  f.io = ElementType::F32;
+  return f;
+}
+
 // The GEMM of one pass: m output channels, k reduction channels, positions
 // per image.
 struct Gemm {
@@ -33,28 +41,27 @@ bool plan(const ConvShape& s, bool data, Gemm* g) {
   g->kSteps = g->hiLo ? (g->k + 15) / 16 : (g->k + 31) / 32;
   g->mTiles = (g->m + 15) / 16;
   g->positions = s.out[0] * s.out[1] * s.out[2];
-  // Reduction channels beyond kMaxKSteps * 32 would not fit the L1 panel;
-  // the packed weights index with int64 but must stay modest.
+  // More reduction steps than kMaxKSteps (1024 channels, 512 for hi/lo)
+  // would not fit the L1 panel.
   return g->kSteps <= kMaxKSteps && g->mTiles <= (int64_t{1} << 20);
 }
 
-uint64_t packedBytes(const Gemm& g) { return static_cast<uint64_t>(g.mTiles * g.kSteps) * 1024u; }
+// Packed weights: one 1 KB tile per (output tile, step); two for hi/lo.
+uint64_t packedBytes(const Gemm& g) {
+  return static_cast<uint64_t>(g.mTiles * g.kSteps) * (g.hiLo ? 2048u : 1024u);
+}
 
 // The fp32 algorithm for data holding bf16Unsafe values (below Amx, so
 // never this one).
 const ConvAlgorithm& fallbackFor(const ConvShape& s, bool data) {
-  ConvShape f = s;
-  f.operands = OperandValues::F32;
-  f.io = ElementType::F32;
+  const ConvShape f = asFp32(s);
   return selectConvAlgorithm(data ? ConvPass::BackwardData : ConvPass::Forward, f, Isa::Avx512Bf16);
 }
 
 uint64_t scratchBytes(const ConvShape& s, bool data) {
   Gemm g;
   if (!plan(s, data, &g)) return 0;
-  ConvShape f = s;
-  f.operands = OperandValues::F32;
-  f.io = ElementType::F32;
+  const ConvShape f = asFp32(s);
   return std::max(packedBytes(g), fallbackFor(s, data).scratchBytes(f));
 }
 
@@ -143,9 +150,7 @@ void runFloats(const ConvShape& s, bool data, const float* in, const float* w, f
   Gemm g;
   plan(s, data, &g);
   if (runGemm(g, s.batch, in, w, out, scratch, bias)) return;
-  ConvShape f = s;
-  f.operands = OperandValues::F32;
-  f.io = ElementType::F32;
+  const ConvShape f = asFp32(s);
   runConvAlgorithm(fallbackFor(s, data), f, in, w, bias, out, scratch);
 }
 
@@ -186,9 +191,7 @@ bool planWeight(const ConvShape& s, WeightPlan* p) {
 }
 
 const ConvAlgorithm& weightFallback(const ConvShape& s) {
-  ConvShape f = s;
-  f.operands = OperandValues::F32;
-  f.io = ElementType::F32;
+  const ConvShape f = asFp32(s);
   return selectConvAlgorithm(ConvPass::BackwardWeight, f, Isa::Avx512Bf16);
 }
 
@@ -256,17 +259,13 @@ bool acceptsBackwardWeight(const ConvShape& shape) {
 uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
   WeightPlan p;
   if (!planWeight(shape, &p)) return 0;
-  ConvShape f = shape;
-  f.operands = OperandValues::F32;
-  f.io = ElementType::F32;
+  const ConvShape f = asFp32(shape);
   return std::max(p.partialBytes, weightFallback(shape).scratchBytes(f));
 }
 void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch) {
   if (runWeight(shape, x, dy, dw, scratch)) return;
-  ConvShape f = shape;
-  f.operands = OperandValues::F32;
-  f.io = ElementType::F32;
+  const ConvShape f = asFp32(shape);
   runConvAlgorithm(weightFallback(shape), f, x, dy, nullptr, dw, scratch);
 }
 bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
