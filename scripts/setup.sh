@@ -9,6 +9,10 @@ if [[ "${ACLNN_CPU_WITH_TORCH:-1}" == 1 ]]; then
   # (tests/python, pytest); Debian's builds are for /usr/bin/python3.
   packages+=(python3-torch python3-numpy python3-pytest)
 fi
+if [[ "${ACLNN_CPU_WITH_PEERS:-0}" == 1 ]]; then
+  # oneDNN for the peer benchmark (bench/peers/run.sh asks for it).
+  packages+=(libdnnl-dev)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

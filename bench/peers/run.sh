@@ -1,5 +1,6 @@
 #!/bin/sh
-# Builds the library and the peer benchmark, then runs it; arguments go to
+# Installs what is missing (oneDNN, PyTorch, the build tools: scripts/setup.sh),
+# builds the library and the peer benchmark, then runs it; arguments go to
 # conv_backward_vs_onednn (see --help), e.g.
 #   bench/peers/run.sh                                  # every case, 1 and 2 threads, 2 rounds
 #   bench/peers/run.sh --markdown --verbose             # the table for README.md
@@ -23,6 +24,8 @@ quietly() {
     exit 1
   fi
 }
+# The peers (oneDNN, PyTorch) and the build tools, where they are missing.
+quietly env ACLNN_CPU_WITH_PEERS=1 "$root/scripts/setup.sh"
 quietly cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release
 # The shared libraries as shipped, and the static kernel module the benchmark
 # asks which algorithm each pass runs.
