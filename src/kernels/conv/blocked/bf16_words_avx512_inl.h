@@ -46,6 +46,25 @@ static inline __m512i highHalfWords(__m512i lo, __m512i hi) {
   return _mm512_permutex2var_epi16(lo, odd, hi);
 }
 
+// 32 consecutive elements of a row as 32 bf16 words (zero past `count`),
+// from bf16 words or from fp32 values that are bf16 values; `unsafe`
+// collects the lanes holding a bf16Unsafe value.
+static inline __m512i rowWords32(const uint16_t* words, const float* floats, int64_t count,
+                                 __mmask32* unsafe) {
+  const __mmask32 mask = count >= 32 ? ~__mmask32{0} : (__mmask32{1} << count) - 1;
+  if (words) {
+    const __m512i w = _mm512_maskz_loadu_epi16(mask, words);
+    *unsafe |= unsafeWords(w);
+    return w;
+  }
+  const __mmask16 lo = static_cast<__mmask16>(mask), hi = static_cast<__mmask16>(mask >> 16);
+  const __m512i a = _mm512_castps_si512(_mm512_maskz_loadu_ps(lo, floats));
+  const __m512i b = _mm512_castps_si512(_mm512_maskz_loadu_ps(hi, floats + 16));
+  *unsafe |=
+      static_cast<__mmask32>(unsafeLanes(a)) | (static_cast<__mmask32>(unsafeLanes(b)) << 16);
+  return highHalfWords(a, b);
+}
+
 static inline __m512i highHalves() { return _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)); }
 
 // pairWord per lane: bf16(even) low, bf16(odd) high (both already bf16 values).

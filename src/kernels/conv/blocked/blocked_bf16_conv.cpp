@@ -51,7 +51,8 @@ struct Regions {
 };
 
 // Positions whose sums one work item keeps in a local buffer when it stores
-// them itself (16 KB for two blocks).
+// them itself (16 KB for two blocks; items are row segments of at most
+// RowPassPlan::segmentLength positions).
 constexpr int64_t kLocalPositions = 128;
 constexpr int64_t kLocalBlocks = 2;
 constexpr int64_t kCallWeightBytes = 40 << 10;
@@ -64,12 +65,13 @@ constexpr int64_t kShortRowAmx = 32;
 
 // True when every work item's positions are consecutive staged output
 // positions (of one row, or of a flattened plane's rows) whose dense
-// elements no other item writes: one phase (no stride interleaving) and a
-// dense output grid. Items then store their own sums.
+// elements no other item writes: one phase (no stride interleaving), a
+// dense output grid, and items that fit the local buffer. Items then store
+// their own sums.
 bool storesDirectly(const RowPassPlan& p) {
   const StagedLayout& o = p.out;
   return p.phaseCount == 1 && p.phases[0].outColStep == kLanes && o.step[0] == 1 &&
-         o.step[1] == 1 && o.step[2] == 1;
+         o.step[1] == 1 && o.step[2] == 1 && p.segmentLength <= kLocalPositions;
 }
 
 // The staged row (numbered as the staging functions do) and column of
@@ -317,31 +319,29 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
           run();
           continue;
         }
-        // Sums of up to kLocalPositions positions in L1, then stored: the
-        // staged output never reaches memory.
+        // The item's sums in L1, then stored: the staged output never
+        // reaches memory.
+        job.in = in + r.in;
         job.out = local;
         job.outColStep = kLanes;
         job.outBlockStride = kLocalPositions * kLanes;
-        for (int64_t at = 0; at < r.count; at += kLocalPositions) {
-          job.in = in + r.in + at * p.inStep * kLanes;
-          job.count = std::min(kLocalPositions, r.count - at);
-          run();
-          // A flattened segment runs on across staged rows (their padding
-          // columns are not stored).
-          for (int64_t done = 0; done < job.count;) {
-            int64_t row = 0, col = 0;
-            locate(p.out, r.out + (at + done) * kLanes, &row, &col);
-            const int64_t length = std::min(job.count - done, p.out.size[2] - col);
-            for (int b = 0; b < r.nb; ++b) {
-              const float* sums = local + (b * kLocalPositions + done) * kLanes;
-              const int64_t blockRow = row + b * p.out.size[0] * p.out.size[1];
-              if (outWords)
-                unstageWordSegment_avx512(sums, p.out, blockRow, col, length, outWords, s.io, bias);
-              else
-                unstageSegment_avx512(sums, p.out, blockRow, col, length, outFloats, bias);
-            }
-            done += length;
+        job.count = r.count;
+        run();
+        // A flattened segment runs on across staged rows (their padding
+        // columns are not stored).
+        for (int64_t done = 0; done < r.count;) {
+          int64_t row = 0, col = 0;
+          locate(p.out, r.out + done * kLanes, &row, &col);
+          const int64_t length = std::min(r.count - done, p.out.size[2] - col);
+          for (int b = 0; b < r.nb; ++b) {
+            const float* sums = local + (b * kLocalPositions + done) * kLanes;
+            const int64_t blockRow = row + b * p.out.size[0] * p.out.size[1];
+            if (outWords)
+              unstageWordSegment_avx512(sums, p.out, blockRow, col, length, outWords, s.io, bias);
+            else
+              unstageSegment_avx512(sums, p.out, blockRow, col, length, outFloats, bias);
           }
+          done += length;
         }
       }
     });

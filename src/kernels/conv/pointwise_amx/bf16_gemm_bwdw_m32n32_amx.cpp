@@ -24,24 +24,11 @@ namespace kernels {
 namespace pointwise_amx {
 namespace {
 
-using blocked::unsafeWords;
-
-// 32 positions of one channel row as 32 bf16 words (zero past `count`);
-// `unsafe` collects bf16Unsafe lanes.
+// 32 positions of one channel row from `at` (zero past `count`).
 inline __m512i rowWords(const uint16_t* words, const float* floats, int64_t at, int64_t count,
                         __mmask32* unsafe) {
-  const __mmask32 mask = count >= 32 ? ~__mmask32{0} : (__mmask32{1} << count) - 1;
-  if (words) {
-    const __m512i w = _mm512_maskz_loadu_epi16(mask, words + at);
-    *unsafe |= unsafeWords(w);
-    return w;
-  }
-  const __mmask16 lo = static_cast<__mmask16>(mask), hi = static_cast<__mmask16>(mask >> 16);
-  const __m512i a = _mm512_castps_si512(_mm512_maskz_loadu_ps(lo, floats + at));
-  const __m512i b = _mm512_castps_si512(_mm512_maskz_loadu_ps(hi, floats + at + 16));
-  *unsafe |= static_cast<__mmask32>(blocked::unsafeLanes(a)) |
-             (static_cast<__mmask32>(blocked::unsafeLanes(b)) << 16);
-  return blocked::highHalfWords(a, b);
+  return blocked::rowWords32(words ? words + at : nullptr, words ? nullptr : floats + at, count,
+                             unsafe);
 }
 
 }  // namespace

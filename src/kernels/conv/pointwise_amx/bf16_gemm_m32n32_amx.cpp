@@ -22,59 +22,33 @@ namespace pointwise_amx {
 namespace {
 
 using blocked::unsafeLanes;
-using blocked::unsafeWords;
 
 // Panel rows: for position tile t and channel pair q, 16 words
-// (bf16(c = 2q), bf16(2q + 1)) at panel + (t * kSteps * 16 + q) * 32.
-bool packWordPanel(const Bf16PointwiseJob& j) {
+// (bf16(c = 2q), bf16(2q + 1)) at panel + (t * kSteps * 16 + q) * 32; from
+// bf16 words or (Element float) fp32 bf16 values.
+template <typename Element>
+bool packPairPanel(const Bf16PointwiseJob& j, const Element* b) {
   const int64_t pairs = j.kSteps * 16;
-  const __mmask32 mask = j.n >= 32 ? ~__mmask32{0} : (__mmask32{1} << j.n) - 1;
   // Words 0-15 of each row interleaved, then words 16-31.
   const __m512i low = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8,
                                        39, 7, 38, 6, 37, 5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
   const __m512i high = _mm512_add_epi16(low, _mm512_set1_epi16(16));
+  constexpr bool kWords = sizeof(Element) == 2;
   __mmask32 unsafe = 0;
+  auto row = [&](int64_t c) {
+    if (c >= j.k) return _mm512_setzero_si512();
+    const Element* at = b + c * j.bRowStride;
+    if (j.prefetchPositions)
+      _mm_prefetch(reinterpret_cast<const char*>(at + j.prefetchPositions), _MM_HINT_T0);
+    if constexpr (kWords)
+      return blocked::rowWords32(at, nullptr, j.n, &unsafe);
+    else
+      return blocked::rowWords32(nullptr, at, j.n, &unsafe);
+  };
   for (int64_t q = 0; q < pairs; ++q) {
-    const int64_t c = 2 * q;
-    const __m512i even = c < j.k ? _mm512_maskz_loadu_epi16(mask, j.bWords + c * j.bRowStride)
-                                 : _mm512_setzero_si512();
-    const __m512i odd = c + 1 < j.k
-                            ? _mm512_maskz_loadu_epi16(mask, j.bWords + (c + 1) * j.bRowStride)
-                            : _mm512_setzero_si512();
-    if (j.prefetchBytes) {
-      const char* ahead =
-          reinterpret_cast<const char*>(j.bWords + c * j.bRowStride) + j.prefetchBytes;
-      _mm_prefetch(ahead, _MM_HINT_T0);
-      if (c + 1 < j.k) _mm_prefetch(ahead + j.bRowStride * 2, _MM_HINT_T0);
-    }
-    unsafe |= unsafeWords(even) | unsafeWords(odd);
+    const __m512i even = row(2 * q), odd = row(2 * q + 1);
     _mm512_store_si512(j.panel + q * 32, _mm512_permutex2var_epi16(even, low, odd));
     _mm512_store_si512(j.panel + (pairs + q) * 32, _mm512_permutex2var_epi16(even, high, odd));
-  }
-  return unsafe == 0;
-}
-
-// The same from fp32 values (bf16 values).
-bool packFloatPanel(const Bf16PointwiseJob& j) {
-  const int64_t pairs = j.kSteps * 16;
-  const int tiles = j.n > 16 ? 2 : 1;
-  __mmask16 unsafe = 0;
-  for (int t = 0; t < tiles; ++t) {
-    const __mmask16 mask = simd::firstLanes(j.n - 16 * t);
-    uint16_t* rows = j.panel + t * pairs * 32;
-    for (int64_t q = 0; q < pairs; ++q) {
-      const int64_t c = 2 * q;
-      const float* at = j.bFloats + 16 * t;
-      const __m512i even =
-          c < j.k ? _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, at + c * j.bRowStride))
-                  : _mm512_setzero_si512();
-      const __m512i odd =
-          c + 1 < j.k
-              ? _mm512_castps_si512(_mm512_maskz_loadu_ps(mask, at + (c + 1) * j.bRowStride))
-              : _mm512_setzero_si512();
-      unsafe |= unsafeLanes(even) | unsafeLanes(odd);
-      _mm512_store_si512(rows + q * 32, blocked::pairWords(even, odd));
-    }
   }
   return unsafe == 0;
 }
@@ -106,7 +80,7 @@ bool packHiLoPanel(const Bf16PointwiseJob& j) {
 
 bool packPanel(const Bf16PointwiseJob& j) {
   if (j.hiLo) return packHiLoPanel(j);
-  return j.bWords ? packWordPanel(j) : packFloatPanel(j);
+  return j.bWords ? packPairPanel(j, j.bWords) : packPairPanel(j, j.bFloats);
 }
 
 // Stores rows [0, rows) of a 16 x 16 fp32 tile image (plus bias) to
