@@ -155,28 +155,56 @@ void blockedBackwardDataBias(const ConvShape& s, const float* dy, const float* w
                              float* dx, void* scratch) {
   blocked::backwardData(isa, s, dy, w, dx, scratch, bias);
 }
+template <Isa isa>
 void bf16ForwardRun(const ConvShape& s, const float* x, const float* w, float* y, void* scratch) {
-  blocked::bf16Forward(s, x, w, y, scratch);
+  blocked::bf16Forward(isa, s, x, w, y, scratch);
 }
+template <Isa isa>
 void bf16BackwardDataRun(const ConvShape& s, const float* dy, const float* w, float* dx,
                          void* scratch) {
-  blocked::bf16BackwardData(s, dy, w, dx, scratch);
+  blocked::bf16BackwardData(isa, s, dy, w, dx, scratch);
 }
+template <Isa isa>
 void bf16ForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
                      float* y, void* scratch) {
-  blocked::bf16Forward(s, x, w, y, scratch, bias);
+  blocked::bf16Forward(isa, s, x, w, y, scratch, bias);
 }
+template <Isa isa>
 void bf16BackwardDataBias(const ConvShape& s, const float* dy, const float* w, const float* bias,
                           float* dx, void* scratch) {
-  blocked::bf16BackwardData(s, dy, w, dx, scratch, bias);
+  blocked::bf16BackwardData(isa, s, dy, w, dx, scratch, bias);
 }
+template <Isa isa>
 bool bf16ForwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
                       uint16_t* y, void* scratch) {
-  return blocked::bf16ForwardWords(s, x, w, y, scratch, bias);
+  return blocked::bf16ForwardWords(isa, s, x, w, y, scratch, bias);
 }
+template <Isa isa>
 bool bf16BackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
                            const float* bias, uint16_t* dx, void* scratch) {
-  return blocked::bf16BackwardDataWords(s, dy, w, dx, scratch, bias);
+  return blocked::bf16BackwardDataWords(isa, s, dy, w, dx, scratch, bias);
+}
+template <Isa isa>
+void bf16BackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
+                           void* scratch) {
+  blocked::bf16BackwardWeight(isa, s, x, dy, dw, scratch);
+}
+template <Isa isa>
+bool bf16BackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
+                             void* scratch) {
+  return blocked::bf16BackwardWeightWords(isa, s, x, dy, dw, scratch);
+}
+template <Isa isa>
+uint64_t bf16ForwardScratch(const ConvShape& s) {
+  return blocked::bf16ForwardScratchBytes(isa, s);
+}
+template <Isa isa>
+uint64_t bf16BackwardDataScratch(const ConvShape& s) {
+  return blocked::bf16BackwardDataScratchBytes(isa, s);
+}
+template <Isa isa>
+uint64_t bf16BackwardWeightScratch(const ConvShape& s) {
+  return blocked::bf16BackwardWeightScratchBytes(isa, s);
 }
 // Pairs: bf16 operands. Otherwise only fp16 operands of half tensors: the
 // tiles' four products per multiply beat the fp32 GEMM on the caller's half
@@ -226,18 +254,22 @@ void blockedBackwardWeightRun(const ConvShape& s, const float* x, const float* d
 }
 
 // Pairs: bf16 operands; otherwise hi/lo words of fp16 or HF32 operands.
-template <bool pairs>
+// AVX512-BF16 has pairs only: its VDPBF16PS adds two products per lane at
+// most at the rate of the fp32 FMA, which adds one, so the two instructions
+// of a hi/lo product would halve the fp32 speed (measured, AMD EPYC Zen 4:
+// VDPBF16PS 228 GFLOP/s, FMA 115 GFLOP/s per core).
+template <bool pairs, Isa isa = Isa::Amx>
 bool bf16Forward(const ConvShape& s) {
-  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16Forward(s);
+  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16Forward(isa, s);
 }
-template <bool pairs>
+template <bool pairs, Isa isa = Isa::Amx>
 bool bf16BackwardData(const ConvShape& s) {
-  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16BackwardData(s);
+  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16BackwardData(isa, s);
 }
-
-template <bool pairs>
+template <bool pairs, Isa isa = Isa::Amx>
 bool bf16BackwardWeight(const ConvShape& s) {
-  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16BackwardWeight(s);
+  return (s.operands == OperandValues::BF16) == pairs &&
+         blocked::acceptsBf16BackwardWeight(isa, s);
 }
 
 constexpr ConvPass kF = ConvPass::Forward;
@@ -253,11 +285,15 @@ const ConvAlgorithm kAlgorithms[] = {
    pointwise_amx::forwardScratchBytes, pointwiseForwardRun, pointwiseForwardBias,
    wordsAreOperands, pointwiseForwardWords},
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
-   blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias,
-   wordsAreOperands, bf16ForwardWords},
+   bf16ForwardScratch<Isa::Amx>, bf16ForwardRun<Isa::Amx>, bf16ForwardBias<Isa::Amx>,
+   wordsAreOperands, bf16ForwardWords<Isa::Amx>},
   {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
-   blocked::bf16ForwardScratchBytes, bf16ForwardRun, bf16ForwardBias,
-   wordsAreOperands, bf16ForwardWords, nullptr, true},
+   bf16ForwardScratch<Isa::Amx>, bf16ForwardRun<Isa::Amx>, bf16ForwardBias<Isa::Amx>,
+   wordsAreOperands, bf16ForwardWords<Isa::Amx>, nullptr, true},
+  {"bf16_conv_fwd_direct_nw16_avx512bf16", kF, Isa::Avx512Bf16,
+   bf16Forward<true, Isa::Avx512Bf16>, bf16ForwardScratch<Isa::Avx512Bf16>,
+   bf16ForwardRun<Isa::Avx512Bf16>, bf16ForwardBias<Isa::Avx512Bf16>, wordsAreOperands,
+   bf16ForwardWords<Isa::Avx512Bf16>},
   {"f32_dwconv_fwd_plane_w16_avx512", kF, Isa::Avx512, depthwise_plane::acceptsForward,
    noScratch, planeForwardRun, planeForwardBias, wordsAreOperands, planeForwardWords, nullptr,
    true},
@@ -288,11 +324,16 @@ const ConvAlgorithm kAlgorithms[] = {
    pointwise_amx::backwardDataScratchBytes, pointwiseBackwardDataRun, pointwiseBackwardDataBias,
    wordsAreOperands, pointwiseBackwardDataWords},
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
-   blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias,
-   wordsAreOperands, bf16BackwardDataWords},
+   bf16BackwardDataScratch<Isa::Amx>, bf16BackwardDataRun<Isa::Amx>,
+   bf16BackwardDataBias<Isa::Amx>, wordsAreOperands, bf16BackwardDataWords<Isa::Amx>},
   {"bf16x2_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<false>,
-   blocked::bf16BackwardDataScratchBytes, bf16BackwardDataRun, bf16BackwardDataBias,
-   wordsAreOperands, bf16BackwardDataWords, nullptr, true},
+   bf16BackwardDataScratch<Isa::Amx>, bf16BackwardDataRun<Isa::Amx>,
+   bf16BackwardDataBias<Isa::Amx>, wordsAreOperands, bf16BackwardDataWords<Isa::Amx>, nullptr,
+   true},
+  {"bf16_conv_bwdd_direct_nw16_avx512bf16", kD, Isa::Avx512Bf16,
+   bf16BackwardData<true, Isa::Avx512Bf16>, bf16BackwardDataScratch<Isa::Avx512Bf16>,
+   bf16BackwardDataRun<Isa::Avx512Bf16>, bf16BackwardDataBias<Isa::Avx512Bf16>, wordsAreOperands,
+   bf16BackwardDataWords<Isa::Avx512Bf16>},
   {"f32_dwconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, depthwise_plane::acceptsBackwardData,
    noScratch, planeBackwardDataRun, planeBackwardDataBias, wordsAreOperands, planeBackwardDataWords,
    nullptr, true},
@@ -319,11 +360,15 @@ const ConvAlgorithm kAlgorithms[] = {
    pointwise_amx::backwardWeightScratchBytes, pointwise_amx::backwardWeight, nullptr,
    wordsAreOperands, nullptr, pointwise_amx::backwardWeightWords},
   {"bf16_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<true>,
-   blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight, nullptr,
-   wordsAreOperands, nullptr, blocked::bf16BackwardWeightWords},
+   bf16BackwardWeightScratch<Isa::Amx>, bf16BackwardWeightRun<Isa::Amx>, nullptr,
+   wordsAreOperands, nullptr, bf16BackwardWeightWords<Isa::Amx>},
   {"bf16x2_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<false>,
-   blocked::bf16BackwardWeightScratchBytes, blocked::bf16BackwardWeight, nullptr,
-   wordsAreOperands, nullptr, blocked::bf16BackwardWeightWords, true},
+   bf16BackwardWeightScratch<Isa::Amx>, bf16BackwardWeightRun<Isa::Amx>, nullptr,
+   wordsAreOperands, nullptr, bf16BackwardWeightWords<Isa::Amx>, true},
+  {"bf16_conv_bwdw_direct_nw16_avx512bf16", kW, Isa::Avx512Bf16,
+   bf16BackwardWeight<true, Isa::Avx512Bf16>, bf16BackwardWeightScratch<Isa::Avx512Bf16>,
+   bf16BackwardWeightRun<Isa::Avx512Bf16>, nullptr, wordsAreOperands, nullptr,
+   bf16BackwardWeightWords<Isa::Avx512Bf16>},
   {"f32_dwconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, depthwise_plane::acceptsBackwardWeight,
    noScratch, planeBackwardWeightRun, nullptr, wordsAreOperands, nullptr, planeBackwardWeightWords,
    true},

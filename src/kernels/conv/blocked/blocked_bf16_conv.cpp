@@ -1,7 +1,8 @@
 // Driver of the bf16 row passes: the fp32 row-pass plan of the problem with
 // its reduction channels counted in words (two channels per word for bf16
-// operands, two words per channel for hi/lo), word-staged operands, AMX
-// micro-kernels, and the fp32 unstaging of the result.
+// operands, two words per channel for hi/lo), word-staged operands, the
+// micro-kernels of one bf16 ISA (AMX tiles or AVX512-BF16 registers), and
+// the fp32 unstaging of the result.
 
 #include "kernels/conv/blocked/blocked_bf16_conv.h"
 
@@ -55,13 +56,26 @@ struct Regions {
 // RowPassPlan::segmentLength positions).
 constexpr int64_t kLocalPositions = 128;
 constexpr int64_t kLocalBlocks = 2;
-constexpr int64_t kCallWeightBytes = 40 << 10;
-// Planes whose rows are shorter than this run as one flattened row over the
-// staged width: a row of 7, 14 or 28 positions leaves most of a 32-position
-// tile pair idle, more than the padding columns a flattened row computes
-// (measured, bf16 forward 1 thread: 3x3 256ch 14x14 2.3 -> 2.0 ms, 512ch 7x7
-// 5.3 -> 3.4; at 64, 56-wide rows moved within the noise).
-constexpr int64_t kShortRowAmx = 32;
+
+// AMX: calls over 40 KB of weights (see runWordPass). Planes whose rows are
+// shorter than 32 positions run as one flattened row over the staged width:
+// a row of 7, 14 or 28 positions leaves most of a 32-position tile pair
+// idle, more than the padding columns a flattened row computes (measured,
+// bf16 forward 1 thread: 3x3 256ch 14x14 2.3 -> 2.0 ms, 512ch 7x7 5.3 ->
+// 3.4; at 64, 56-wide rows moved within the noise).
+const Bf16Kernels kAmxKernels = {configureBf16Tiles_amx, bf16_conv_rows_m16n16_amx,
+                                 bf16_convbwdw_m16n16_amx, 32, 40 << 10};
+// AVX512-BF16: register tiles of up to 14 or 28 positions.
+const Bf16Kernels kAvx512Bf16Kernels = {nullptr, bf16_conv_rows_nb16_avx512bf16,
+                                        bf16_convbwdw_8x32_avx512bf16, 5, 24 << 10};
+
+}  // namespace
+
+const Bf16Kernels& bf16KernelsFor(Isa isa) {
+  return isa >= Isa::Amx ? kAmxKernels : kAvx512Bf16Kernels;
+}
+
+namespace {
 
 // True when every work item's positions are consecutive staged output
 // positions (of one row, or of a flattened plane's rows) whose dense
@@ -112,7 +126,8 @@ void doubleTaps(RowPassPlan* p, TapTable* table) {
   p->tileWeightFloats = p->tapsPerTile * p->tapFloats;
 }
 
-bool planWords(const ConvShape& s, RowPassKind pass, WordPlan* wp, TapTable* table = nullptr) {
+bool planWords(Isa isa, const ConvShape& s, RowPassKind pass, WordPlan* wp,
+               TapTable* table = nullptr) {
   if (s.operands == OperandValues::F32 || s.groups != 1) return false;
   // A pointwise convolution is a GEMM on the caller's memory; staging fp32
   // copies and converting them again costs more than the tiles save, unless
@@ -132,7 +147,7 @@ bool planWords(const ConvShape& s, RowPassKind pass, WordPlan* wp, TapTable* tab
   int64_t& reduction = pass == RowPassKind::Forward ? wp->words.inChannels : wp->words.outChannels;
   if (wp->kind == PairKind::Pairs) reduction = reduction / 2 + reduction % 2;
   RowPassPlan& p = wp->rows;
-  if (!planRowPass(wp->words, pass, &p, table, kShortRowAmx)) return false;
+  if (!planRowPass(wp->words, pass, &p, table, bf16KernelsFor(isa).shortRow)) return false;
   if (wp->kind == PairKind::HiLo) doubleTaps(&p, table);
   Regions r;
   wp->inOffset = r.take(p.in.floats + kSlackWords, sizeof(uint32_t));
@@ -150,17 +165,17 @@ ConvPass passOf(RowPassKind kind) {
   return kind == RowPassKind::Forward ? ConvPass::Forward : ConvPass::BackwardData;
 }
 
-// The fp32 algorithm that runs when the data holds bf16Unsafe values. Below
-// Amx, so never this one.
+// The fp32 algorithm that runs when the data holds bf16Unsafe values (fp32
+// operands: never a bf16 entry).
 const ConvAlgorithm& fallbackFor(RowPassKind kind, const ConvShape& s) {
   ConvShape f = s;
   f.operands = OperandValues::F32;
   return selectConvAlgorithm(passOf(kind), f, Isa::Avx512Bf16);
 }
 
-uint64_t scratchBytes(const ConvShape& s, RowPassKind kind) {
+uint64_t scratchBytes(Isa isa, const ConvShape& s, RowPassKind kind) {
   WordPlan wp;
-  if (!planWords(s, kind, &wp)) return 0;
+  if (!planWords(isa, s, kind, &wp)) return 0;
   ConvShape f = s;
   f.operands = OperandValues::F32;
   return std::max(wp.bytes, fallbackFor(kind, s).scratchBytes(f));
@@ -253,15 +268,16 @@ struct PassIo {
 
 // False when a value is bf16Unsafe: the output is then incomplete and the
 // pass has to run on the exact fp32 path.
-bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const float* w,
+bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io, const float* w,
                  void* scratch, const float* bias) {
+  const Bf16Kernels& kernels = bf16KernelsFor(isa);
   WordPlan wp;
-  planWords(s, kind, &wp);
+  planWords(isa, s, kind, &wp);
   TapTable table;
   table.offsets = scratchRegion<int64_t>(scratch, wp.tapOffset);
   table.redIndex = reinterpret_cast<int32_t*>(table.offsets + wp.rows.tapsPerTile);
   table.weightTap = table.redIndex + wp.rows.tapsPerTile;
-  planWords(s, kind, &wp, &table);
+  planWords(isa, s, kind, &wp, &table);
   const RowPassPlan& p = wp.rows;
   uint32_t* in = scratchRegion<uint32_t>(scratch, wp.inOffset);
   float* out = scratchRegion<float>(scratch, wp.outOffset);
@@ -282,7 +298,7 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
     uint16_t* outWords = io.outWords ? io.outWords + image0 * denseImageFloats(p.out) : nullptr;
     float* outFloats = io.out ? io.out + image0 * denseImageFloats(p.out) : nullptr;
     parallelFor(rowItemCount(p, images), [&](int64_t begin, int64_t end) {
-      configureBf16Tiles_amx();
+      if (kernels.configure) kernels.configure();
       alignas(64) float local[kLocalBlocks * kLocalPositions * kLanes];
       for (int64_t item = begin; item < end; ++item) {
         const RowItem r = rowItemAt(p, images, item);
@@ -291,15 +307,16 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
         job.nb = r.nb;
         job.inStep = static_cast<int>(p.inStep);
         // Calls over whole reduction blocks (the tap table is ordered by
-        // block) with at most kCallWeightBytes of weights, so that they stay
-        // in cache across the position tiles; the accumulators go through
-        // memory between calls, in the same order of sums as one long call.
-        // (Measured, 1 thread: one block per call, 3x3 64ch 56x56 2.2 ms,
-        // 1D k3 512ch 25 ms; two blocks or more 2.0 and 22.7.)
+        // block) with at most kernels.callWeightBytes of weights, so that
+        // they stay in cache across the position tiles; the accumulators go
+        // through memory between calls, in the same order of sums as one
+        // long call. (Measured on AMX, 1 thread: one block per call, 3x3
+        // 64ch 56x56 2.2 ms, 1D k3 512ch 25 ms; two blocks or more 2.0 and
+        // 22.7.)
         const int64_t perBlock = r.tapCount / p.blocks.redPerGroup;
         const int64_t blockBytes = std::max<int64_t>(1, perBlock * r.nb * kLanes * kLanes * 4);
-        const int64_t step =
-            std::max<int64_t>(1, std::max<int64_t>(1, kCallWeightBytes / blockBytes) * perBlock);
+        const int64_t step = std::max<int64_t>(
+            1, std::max<int64_t>(1, kernels.callWeightBytes / blockBytes) * perBlock);
         auto run = [&]() {
           // At least one call: a phase no tap meets stores zeros.
           for (int64_t k = 0; k == 0 || k < r.tapCount; k += step) {
@@ -307,7 +324,7 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
             job.tapCount = std::min(step, r.tapCount - k);
             job.weights = packed + r.weights + k * p.tapFloats;
             job.accumulate = k > 0;
-            bf16_conv_rows_m16n16_amx(job);
+            kernels.rows(job);
           }
         };
         if (!direct) {
@@ -354,58 +371,58 @@ bool runWordPass(RowPassKind kind, const ConvShape& s, const PassIo& io, const f
   return exact;
 }
 
-void runFloatPass(RowPassKind kind, const ConvShape& s, const float* input, const float* w,
-                  float* output, void* scratch, const float* bias) {
+void runFloatPass(Isa isa, RowPassKind kind, const ConvShape& s, const float* input,
+                  const float* w, float* output, void* scratch, const float* bias) {
   PassIo io;
   io.in = input;
   io.out = output;
-  if (runWordPass(kind, s, io, w, scratch, bias)) return;
+  if (runWordPass(isa, kind, s, io, w, scratch, bias)) return;
   ConvShape f = s;
   f.operands = OperandValues::F32;
   runConvAlgorithm(fallbackFor(kind, s), f, input, w, bias, output, scratch);
 }
 
-bool runWordsPass(RowPassKind kind, const ConvShape& s, const uint16_t* input, const float* w,
-                  uint16_t* output, void* scratch, const float* bias) {
+bool runWordsPass(Isa isa, RowPassKind kind, const ConvShape& s, const uint16_t* input,
+                  const float* w, uint16_t* output, void* scratch, const float* bias) {
   PassIo io;
   io.inWords = input;
   io.outWords = output;
-  return runWordPass(kind, s, io, w, scratch, bias);
+  return runWordPass(isa, kind, s, io, w, scratch, bias);
 }
 
 }  // namespace
 
-bool acceptsBf16Forward(const ConvShape& shape) {
+bool acceptsBf16Forward(Isa isa, const ConvShape& shape) {
   WordPlan wp;
-  return planWords(shape, RowPassKind::Forward, &wp);
+  return planWords(isa, shape, RowPassKind::Forward, &wp);
 }
-bool acceptsBf16BackwardData(const ConvShape& shape) {
+bool acceptsBf16BackwardData(Isa isa, const ConvShape& shape) {
   WordPlan wp;
-  return planWords(shape, RowPassKind::BackwardData, &wp);
+  return planWords(isa, shape, RowPassKind::BackwardData, &wp);
 }
 
-uint64_t bf16ForwardScratchBytes(const ConvShape& shape) {
-  return scratchBytes(shape, RowPassKind::Forward);
+uint64_t bf16ForwardScratchBytes(Isa isa, const ConvShape& shape) {
+  return scratchBytes(isa, shape, RowPassKind::Forward);
 }
-uint64_t bf16BackwardDataScratchBytes(const ConvShape& shape) {
-  return scratchBytes(shape, RowPassKind::BackwardData);
+uint64_t bf16BackwardDataScratchBytes(Isa isa, const ConvShape& shape) {
+  return scratchBytes(isa, shape, RowPassKind::BackwardData);
 }
 
-void bf16Forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
-                 const float* bias) {
-  runFloatPass(RowPassKind::Forward, shape, x, w, y, scratch, bias);
+void bf16Forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y,
+                 void* scratch, const float* bias) {
+  runFloatPass(isa, RowPassKind::Forward, shape, x, w, y, scratch, bias);
 }
-void bf16BackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
+void bf16BackwardData(Isa isa, const ConvShape& shape, const float* dy, const float* w, float* dx,
                       void* scratch, const float* bias) {
-  runFloatPass(RowPassKind::BackwardData, shape, dy, w, dx, scratch, bias);
+  runFloatPass(isa, RowPassKind::BackwardData, shape, dy, w, dx, scratch, bias);
 }
-bool bf16ForwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
-                      void* scratch, const float* bias) {
-  return runWordsPass(RowPassKind::Forward, shape, x, w, y, scratch, bias);
+bool bf16ForwardWords(Isa isa, const ConvShape& shape, const uint16_t* x, const float* w,
+                      uint16_t* y, void* scratch, const float* bias) {
+  return runWordsPass(isa, RowPassKind::Forward, shape, x, w, y, scratch, bias);
 }
-bool bf16BackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
-                           void* scratch, const float* bias) {
-  return runWordsPass(RowPassKind::BackwardData, shape, dy, w, dx, scratch, bias);
+bool bf16BackwardDataWords(Isa isa, const ConvShape& shape, const uint16_t* dy, const float* w,
+                           uint16_t* dx, void* scratch, const float* bias) {
+  return runWordsPass(isa, RowPassKind::BackwardData, shape, dy, w, dx, scratch, bias);
 }
 
 }  // namespace blocked

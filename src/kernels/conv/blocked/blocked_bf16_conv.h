@@ -1,5 +1,6 @@
 #pragma once
-// The bf16 blocked direct convolution on AMX: forward, backward data and
+// The bf16 blocked direct convolution on AMX or AVX512-BF16 (`isa`, the
+// micro-kernels of bf16KernelsFor): forward, backward data and
 // weight gradient of ungrouped problems whose operands are bf16 values
 // (OperandValues::BF16) or exact hi + lo sums of two (F16, HF32), on dense
 // fp32 NCDHW buffers. Operands are staged as bf16 words
@@ -11,27 +12,28 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/cpu_info.h"
 #include "kernels/kernel_types.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
 
-bool acceptsBf16Forward(const ConvShape& shape);
-bool acceptsBf16BackwardData(const ConvShape& shape);
-bool acceptsBf16BackwardWeight(const ConvShape& shape);
+bool acceptsBf16Forward(Isa isa, const ConvShape& shape);
+bool acceptsBf16BackwardData(Isa isa, const ConvShape& shape);
+bool acceptsBf16BackwardWeight(Isa isa, const ConvShape& shape);
 
-uint64_t bf16ForwardScratchBytes(const ConvShape& shape);
-uint64_t bf16BackwardDataScratchBytes(const ConvShape& shape);
-uint64_t bf16BackwardWeightScratchBytes(const ConvShape& shape);
+uint64_t bf16ForwardScratchBytes(Isa isa, const ConvShape& shape);
+uint64_t bf16BackwardDataScratchBytes(Isa isa, const ConvShape& shape);
+uint64_t bf16BackwardWeightScratchBytes(Isa isa, const ConvShape& shape);
 
 // A non-null `bias` (one value per output channel of the pass) is added as
 // each result is stored.
-void bf16Forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
+void bf16Forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
                  const float* bias = nullptr);
-void bf16BackwardData(const ConvShape& shape, const float* dy, const float* w, float* dx,
+void bf16BackwardData(Isa isa, const ConvShape& shape, const float* dy, const float* w, float* dx,
                       void* scratch, const float* bias = nullptr);
-void bf16BackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+void bf16BackwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
                         void* scratch);
 
 // The passes on the caller's dense 16-bit tensors of type shape.io (words;
@@ -42,11 +44,11 @@ void bf16BackwardWeight(const ConvShape& shape, const float* x, const float* dy,
 // rounding; weight gradient: dw in fp32, as bf16BackwardWeight. False when a
 // value is bf16Unsafe: the output is then incomplete, and the caller runs
 // the fp32 pass instead. Scratch as for the fp32 passes.
-bool bf16ForwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+bool bf16ForwardWords(Isa isa, const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
                       void* scratch, const float* bias);
-bool bf16BackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
+bool bf16BackwardDataWords(Isa isa, const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
                            void* scratch, const float* bias);
-bool bf16BackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
+bool bf16BackwardWeightWords(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
                              float* dw, void* scratch);
 
 }  // namespace blocked

@@ -1,4 +1,4 @@
-// Driver of the bf16 weight gradient on AMX (no groups). x is staged split
+// Driver of the bf16 weight gradient on AMX or AVX512-BF16 (no groups). x is staged split
 // by stride residue (blocked_bf16_kernels.h), so every tap reads one residue
 // volume at unit stride. The reduction runs over flat positions
 // p = (od * Hr + oh) * Wr + ow of a residue volume's grid, so that every tap
@@ -168,7 +168,8 @@ bool stage(const WeightPlan& p, const ConvShape& s, const Source* x, const Sourc
 }
 
 // The pass on staged operands.
-void runStaged(const WeightPlan& p, const ConvShape& s, float* dw, void* scratch) {
+void runStaged(const Bf16Kernels& kernels, const WeightPlan& p, const ConvShape& s, float* dw,
+               void* scratch) {
   const uint16_t* xs = scratchRegion<uint16_t>(scratch, p.xOffset);
   const uint32_t* dys = scratchRegion<uint32_t>(scratch, p.dyOffset);
   float* partial = scratchRegion<float>(scratch, p.partialOffset);
@@ -181,7 +182,7 @@ void runStaged(const WeightPlan& p, const ConvShape& s, float* dw, void* scratch
   const int64_t dyBlockWords = p.dy.rows * 16;
   parallelFor(p.chunks * p.icTiles * p.ocTiles, [&](int64_t begin, int64_t end) {
     Bf16WeightSegment segments[kBlockSteps];
-    configureBf16Tiles_amx();
+    if (kernels.configure) kernels.configure();
     for (int64_t item = begin; item < end; ++item) {
       const int64_t chunk = item / (p.icTiles * p.ocTiles);
       const int64_t a0 = 2 * (item / p.ocTiles % p.icTiles), b0 = 2 * (item % p.ocTiles);
@@ -229,7 +230,7 @@ void runStaged(const WeightPlan& p, const ConvShape& s, float* dw, void* scratch
               }
               job.xTapBytes = (residue * p.x.residueEntries + shift * p.perPosition) * 2;
               job.dw = base + tap * tapFloats;
-              bf16_convbwdw_m16n16_amx(job);
+              kernels.weight(job);
             }
       }
       if (stepBegin == stepEnd) {
@@ -262,12 +263,12 @@ void runStaged(const WeightPlan& p, const ConvShape& s, float* dw, void* scratch
 
 }  // namespace
 
-bool acceptsBf16BackwardWeight(const ConvShape& shape) {
+bool acceptsBf16BackwardWeight(Isa, const ConvShape& shape) {
   WeightPlan p;
   return planWeight(shape, &p);
 }
 
-uint64_t bf16BackwardWeightScratchBytes(const ConvShape& shape) {
+uint64_t bf16BackwardWeightScratchBytes(Isa, const ConvShape& shape) {
   WeightPlan p;
   if (!planWeight(shape, &p)) return 0;
   ConvShape f = shape;
@@ -275,13 +276,13 @@ uint64_t bf16BackwardWeightScratchBytes(const ConvShape& shape) {
   return std::max(p.bytes, fallbackFor(shape).scratchBytes(f));
 }
 
-void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+void bf16BackwardWeight(Isa isa, const ConvShape& s, const float* x, const float* dy, float* dw,
                         void* scratch) {
   WeightPlan p;
   planWeight(s, &p);
   if (stage(p, s, x, dy, scratchRegion<uint16_t>(scratch, p.xOffset),
             scratchRegion<uint32_t>(scratch, p.dyOffset))) {
-    runStaged(p, s, dw, scratch);
+    runStaged(bf16KernelsFor(isa), p, s, dw, scratch);
     return;
   }
   ConvShape f = s;
@@ -289,14 +290,14 @@ void bf16BackwardWeight(const ConvShape& s, const float* x, const float* dy, flo
   fallbackFor(s).run(f, x, dy, dw, scratch);
 }
 
-bool bf16BackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
-                             void* scratch) {
+bool bf16BackwardWeightWords(Isa isa, const ConvShape& s, const uint16_t* x, const uint16_t* dy,
+                             float* dw, void* scratch) {
   WeightPlan p;
   planWeight(s, &p);
   if (!stage(p, s, x, dy, scratchRegion<uint16_t>(scratch, p.xOffset),
              scratchRegion<uint32_t>(scratch, p.dyOffset)))
     return false;
-  runStaged(p, s, dw, scratch);
+  runStaged(bf16KernelsFor(isa), p, s, dw, scratch);
   return true;
 }
 

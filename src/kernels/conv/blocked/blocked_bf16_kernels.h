@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "kernels/conv/blocked/bf16_pairs_inl.h"
+#include "kernels/cpu/cpu_info.h"
 #include "kernels/conv/blocked/blocked_plan.h"
 
 namespace aclcpu {
@@ -70,6 +71,23 @@ struct Bf16WeightJob {
   bool accumulate = false;
 };
 void bf16_convbwdw_m16n16_amx(const Bf16WeightJob& job);
+
+// The same two jobs with AVX512-BF16 (VDPBF16PS on 16-lane registers):
+// the same products, the fp32 sums of each lane in the same order of taps
+// and words; the two products of a word are added by the instruction.
+void bf16_conv_rows_nb16_avx512bf16(const Bf16RowJob& job);
+void bf16_convbwdw_8x32_avx512bf16(const Bf16WeightJob& job);
+
+// The micro-kernels one bf16 ISA (Amx or Avx512Bf16) runs the passes with,
+// and the plan parameters measured for them.
+struct Bf16Kernels {
+  void (*configure)();  // at the start of every work chunk; null: nothing to do
+  void (*rows)(const Bf16RowJob& job);
+  void (*weight)(const Bf16WeightJob& job);
+  int64_t shortRow;         // planes whose rows are shorter run flattened
+  int64_t callWeightBytes;  // weights one row-kernel call covers at most
+};
+const Bf16Kernels& bf16KernelsFor(Isa isa);
 
 // Packs one weight block of a row pass: for output lanes o < outLanes,
 // rows[o] points at the weight of reduction channel 0 of the block, and
