@@ -268,8 +268,7 @@ bool bf16BackwardData(const ConvShape& s) {
 }
 template <bool pairs, Isa isa = Isa::Amx>
 bool bf16BackwardWeight(const ConvShape& s) {
-  return (s.operands == OperandValues::BF16) == pairs &&
-         blocked::acceptsBf16BackwardWeight(isa, s);
+  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16BackwardWeight(isa, s);
 }
 
 constexpr ConvPass kF = ConvPass::Forward;

@@ -57,8 +57,8 @@ void denseTile(const Bf16RowJob& j, int64_t t0) {
         wv[b] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(wk + b * 256 + u * 16));
 #pragma GCC unroll 32
       for (int t = 0; t < WT; ++t) {
-        const __m512bh x = reinterpret_cast<__m512bh>(
-            _mm512_set1_epi32(static_cast<int>(src[t * IS * 16 + u])));
+        const __m512bh x =
+            reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(src[t * IS * 16 + u])));
 #pragma GCC unroll 2
         for (int b = 0; b < NB; ++b) acc[t][b] = _mm512_dpbf16_ps(acc[t][b], x, wv[b]);
       }

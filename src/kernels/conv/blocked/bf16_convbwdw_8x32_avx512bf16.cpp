@@ -4,8 +4,8 @@
 // accumulators): a K word of an x row (two positions of one channel) is
 // broadcast and met by VDPBF16PS with the dy pair row of the same word
 // (16 output channels, the same two positions). Only called after a cpuid
-// check. A single output block takes all 16 rows at once. Keep this file free of library templates (see
-// f32_conv_rows_nb16_avx512.cpp).
+// check. A single output block takes all 16 rows at once. Keep this file free of library templates
+// (see f32_conv_rows_nb16_avx512.cpp).
 
 #include <immintrin.h>
 
@@ -41,8 +41,8 @@ void rowTile(const Bf16WeightJob& j, int a, int i0) {
   for (int i = 0; i < kRows; ++i) {
 #pragma GCC unroll 2
     for (int b = 0; b < OC; ++b)
-      acc[i][b] = j.accumulate ? _mm512_loadu_ps(dw + b * j.dwOcBlockFloats + i * 16)
-                               : _mm512_setzero_ps();
+      acc[i][b] =
+          j.accumulate ? _mm512_loadu_ps(dw + b * j.dwOcBlockFloats + i * 16) : _mm512_setzero_ps();
   }
   const int64_t rowBytes = j.xChannelBytes;
   for (int64_t g = 0; g < j.segmentCount; ++g) {

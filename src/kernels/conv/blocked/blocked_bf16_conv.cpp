@@ -371,8 +371,8 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
   return exact;
 }
 
-void runFloatPass(Isa isa, RowPassKind kind, const ConvShape& s, const float* input,
-                  const float* w, float* output, void* scratch, const float* bias) {
+void runFloatPass(Isa isa, RowPassKind kind, const ConvShape& s, const float* input, const float* w,
+                  float* output, void* scratch, const float* bias) {
   PassIo io;
   io.in = input;
   io.out = output;

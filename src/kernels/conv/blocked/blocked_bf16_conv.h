@@ -29,8 +29,8 @@ uint64_t bf16BackwardWeightScratchBytes(Isa isa, const ConvShape& shape);
 
 // A non-null `bias` (one value per output channel of the pass) is added as
 // each result is stored.
-void bf16Forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
-                 const float* bias = nullptr);
+void bf16Forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y,
+                 void* scratch, const float* bias = nullptr);
 void bf16BackwardData(Isa isa, const ConvShape& shape, const float* dy, const float* w, float* dx,
                       void* scratch, const float* bias = nullptr);
 void bf16BackwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
@@ -44,10 +44,10 @@ void bf16BackwardWeight(Isa isa, const ConvShape& shape, const float* x, const f
 // rounding; weight gradient: dw in fp32, as bf16BackwardWeight. False when a
 // value is bf16Unsafe: the output is then incomplete, and the caller runs
 // the fp32 pass instead. Scratch as for the fp32 passes.
-bool bf16ForwardWords(Isa isa, const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
-                      void* scratch, const float* bias);
-bool bf16BackwardDataWords(Isa isa, const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
-                           void* scratch, const float* bias);
+bool bf16ForwardWords(Isa isa, const ConvShape& shape, const uint16_t* x, const float* w,
+                      uint16_t* y, void* scratch, const float* bias);
+bool bf16BackwardDataWords(Isa isa, const ConvShape& shape, const uint16_t* dy, const float* w,
+                           uint16_t* dx, void* scratch, const float* bias);
 bool bf16BackwardWeightWords(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
                              float* dw, void* scratch);
 

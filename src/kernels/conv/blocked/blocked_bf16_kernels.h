@@ -8,8 +8,8 @@
 #include <cstdint>
 
 #include "kernels/conv/blocked/bf16_pairs_inl.h"
-#include "kernels/cpu/cpu_info.h"
 #include "kernels/conv/blocked/blocked_plan.h"
+#include "kernels/cpu/cpu_info.h"
 
 namespace aclcpu {
 namespace kernels {

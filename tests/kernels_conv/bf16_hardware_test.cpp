@@ -1,14 +1,16 @@
-// The bf16 (AMX) algorithms' own promises, beyond the registry tester's
+// The bf16 hardware algorithms' (AMX, AVX512-BF16) own promises, beyond the registry tester's
 // reference checks (conv_algorithm_test.cpp):
 //   - the hi/lo split of fp16 and HF32 values is exact and made of bf16s;
 //   - which values the bf16 hardware would not take exactly (bf16Unsafe);
 //   - data holding such a value runs the fp32 algorithm instead, bit for bit,
 //     chosen by bit pattern: a bf16 subnormal, a value below 2^-40, +-inf,
 //     NaN, in either operand;
-//   - ordinary data does run on the tiles (its sums differ in order from
+//   - ordinary data does run on the bf16 hardware (its sums differ in order from
 //     the fp32 algorithm's somewhere), and data right at the 2^-40 bound
 //     still matches the float64 reference: nothing is flushed to zero.
-// Tests that need AMX are skipped, visibly, on CPUs without it.
+// Each test runs once per bf16 ISA level (Levels/Bf16Hardware.X/amx and
+// .../avx512_bf16) on the entries of that level, and is skipped, visibly, on
+// CPUs without it.
 
 #include <gtest/gtest.h>
 
@@ -92,7 +94,7 @@ TEST(Bf16Words, UnsafeValuesAreNonFiniteOrBelow2ToMinus40) {
 }
 
 // ---------------------------------------------------------------------------
-// The AMX entries on data chosen by bit pattern.
+// The bf16 hardware entries on data chosen by bit pattern.
 
 struct Restore {
   ~Restore() {
@@ -157,16 +159,21 @@ std::vector<float> values(int64_t count, Rounding r, std::mt19937& rng) {
   return v;
 }
 
-struct AmxCase {
-  const ConvAlgorithm* amx;
+struct HardwareCase {
+  const ConvAlgorithm* bf16;
   const ConvAlgorithm* fp32;
   ConvShape shape;
   Rounding rounding;
 };
 
-// Every AMX entry with the fp32 algorithm it falls back on.
-std::vector<AmxCase> amxCases() {
-  std::vector<AmxCase> cases;
+// The bf16 entries of level `isa`.
+bool isBf16Entry(const ConvAlgorithm& a, Isa isa) {
+  return a.minimumIsa == isa && std::string(a.name).rfind("bf16", 0) == 0;
+}
+
+// Every bf16 entry of level `isa` with the fp32 algorithm it falls back on.
+std::vector<HardwareCase> hardwareCases(Isa isa) {
+  std::vector<HardwareCase> cases;
   const struct {
     OperandValues values;
     Rounding rounding;
@@ -175,7 +182,7 @@ std::vector<AmxCase> amxCases() {
                {OperandValues::HF32, Rounding::HF32}};
   for (int i = 0; i < convAlgorithmCount(); ++i) {
     const ConvAlgorithm& a = convAlgorithmAt(i);
-    if (a.minimumIsa != Isa::Amx) continue;
+    if (!isBf16Entry(a, isa)) continue;
     for (const auto& kind : kinds) {
       for (bool pointwise : {false, true}) {
         ConvShape s = shapeFor(kind.values, pointwise);
@@ -191,20 +198,22 @@ std::vector<AmxCase> amxCases() {
   return cases;
 }
 
-class Bf16Amx : public ::testing::Test {
+class Bf16Hardware : public ::testing::TestWithParam<Isa> {
  protected:
   void SetUp() override {
-    if (detectedIsa() < Isa::Amx)
-      GTEST_SKIP() << "AMX path not run: this CPU (or OS) offers " << isaName(detectedIsa());
+    if (detectedIsa() < GetParam())
+      GTEST_SKIP() << isaName(GetParam()) << " path not run: this CPU (or OS) offers "
+                   << isaName(detectedIsa());
+    ASSERT_FALSE(hardwareCases(GetParam()).empty()) << "no bf16 entry at " << isaName(GetParam());
   }
   Restore restore_;
 };
 
-TEST_F(Bf16Amx, EveryAmxEntryIsCovered) {
-  const std::vector<AmxCase> cases = amxCases();
+TEST_P(Bf16Hardware, EveryEntryIsCovered) {
+  const std::vector<HardwareCase> cases = hardwareCases(GetParam());
   for (int i = 0; i < convAlgorithmCount(); ++i) {
     const ConvAlgorithm& a = convAlgorithmAt(i);
-    if (a.minimumIsa != Isa::Amx) continue;
+    if (!isBf16Entry(a, GetParam())) continue;
     // bf16x2 entries take fp16 and HF32 operands (the pointwise one fp16
     // only), the others bf16.
     const std::string name = a.name;
@@ -212,7 +221,7 @@ TEST_F(Bf16Amx, EveryAmxEntryIsCovered) {
     const bool pointwise = name.find("pointwise") != std::string::npos;
     for (Rounding r : {Rounding::BF16, Rounding::F16, Rounding::HF32}) {
       bool covered = false;
-      for (const AmxCase& c : cases) covered = covered || (c.amx == &a && c.rounding == r);
+      for (const HardwareCase& c : cases) covered = covered || (c.bf16 == &a && c.rounding == r);
       const bool expected =
           split ? r == Rounding::F16 || (r == Rounding::HF32 && !pointwise) : r == Rounding::BF16;
       EXPECT_EQ(covered, expected) << a.name << " with rounding " << static_cast<int>(r);
@@ -220,7 +229,7 @@ TEST_F(Bf16Amx, EveryAmxEntryIsCovered) {
   }
 }
 
-TEST_F(Bf16Amx, UnsafeValuesRunTheFp32AlgorithmBitForBit) {
+TEST_P(Bf16Hardware, UnsafeValuesRunTheFp32AlgorithmBitForBit) {
   const uint32_t patterns[] = {0x00400000u /* bf16 subnormal 2^-127 */,
                                0x80010000u /* negative bf16 subnormal */,
                                0x2B000000u /* 2^-41 */,
@@ -228,19 +237,19 @@ TEST_F(Bf16Amx, UnsafeValuesRunTheFp32AlgorithmBitForBit) {
                                0xFF800000u /* -inf */,
                                0x7FC00000u /* NaN */};
   std::mt19937 rng(11);
-  for (const AmxCase& c : amxCases()) {
+  for (const HardwareCase& c : hardwareCases(GetParam())) {
     for (int operand = 0; operand < 2; ++operand) {
       for (uint32_t bits : patterns) {
-        std::vector<float> v[2] = {values(countOf(c.amx->pass, c.shape, 0), c.rounding, rng),
-                                   values(countOf(c.amx->pass, c.shape, 1), c.rounding, rng)};
+        std::vector<float> v[2] = {values(countOf(c.bf16->pass, c.shape, 0), c.rounding, rng),
+                                   values(countOf(c.bf16->pass, c.shape, 1), c.rounding, rng)};
         std::vector<float>& target = v[operand];
         target[target.size() / 3] = fromBits(bits);
         ConvShape f = c.shape;
         f.operands = OperandValues::F32;
-        const std::vector<float> fromAmx = run(*c.amx, c.shape, v[0], v[1]);
+        const std::vector<float> fromBf16 = run(*c.bf16, c.shape, v[0], v[1]);
         const std::vector<float> fromFp32 = run(*c.fp32, f, v[0], v[1]);
-        EXPECT_TRUE(sameBits(fromAmx, fromFp32))
-            << c.amx->name << " on " << describe(c.shape) << " with 0x" << std::hex << bits
+        EXPECT_TRUE(sameBits(fromBf16, fromFp32))
+            << c.bf16->name << " on " << describe(c.shape) << " with 0x" << std::hex << bits
             << " in operand " << operand << ": not the result of " << c.fp32->name;
       }
     }
@@ -248,21 +257,22 @@ TEST_F(Bf16Amx, UnsafeValuesRunTheFp32AlgorithmBitForBit) {
 }
 
 // Raw HF32 inputs (rounded by the entry as it stages them) holding a value
-// the tiles would not take: the fp32 algorithm runs instead, on the rounded
+// the bf16 hardware would not take: the fp32 algorithm runs instead, on the rounded
 // values, bit for bit the fp32 algorithm on rounded copies.
-TEST_F(Bf16Amx, UnsafeRawHf32InputsRunTheFp32AlgorithmOnRoundedValues) {
+TEST_P(Bf16Hardware, UnsafeRawHf32InputsRunTheFp32AlgorithmOnRoundedValues) {
+  if (GetParam() != Isa::Amx) GTEST_SKIP() << "HF32 operands run the fp32 kernels at this level";
   const uint32_t patterns[] = {0x00400000u, 0x2B000000u, 0x7F800000u, 0x7FC00000u};
   std::mt19937 rng(17);
   int checked = 0;
-  for (const AmxCase& c : amxCases()) {
-    if (c.rounding != Rounding::HF32 || !c.amx->roundsHf32Inputs) continue;
-    const bool weightPass = c.amx->pass == ConvPass::BackwardWeight;
+  for (const HardwareCase& c : hardwareCases(GetParam())) {
+    if (c.rounding != Rounding::HF32 || !c.bf16->roundsHf32Inputs) continue;
+    const bool weightPass = c.bf16->pass == ConvPass::BackwardWeight;
     for (uint32_t bits : patterns) {
       ++checked;
       // Raw values (not HF32) for the inputs; the weights are operand values.
-      std::vector<float> raw[2] = {randomValues(countOf(c.amx->pass, c.shape, 0), rng),
-                                   values(countOf(c.amx->pass, c.shape, 1), Rounding::HF32, rng)};
-      if (weightPass) raw[1] = randomValues(countOf(c.amx->pass, c.shape, 1), rng);
+      std::vector<float> raw[2] = {randomValues(countOf(c.bf16->pass, c.shape, 0), rng),
+                                   values(countOf(c.bf16->pass, c.shape, 1), Rounding::HF32, rng)};
+      if (weightPass) raw[1] = randomValues(countOf(c.bf16->pass, c.shape, 1), rng);
       raw[0][raw[0].size() / 3] = fromBits(bits);
       std::vector<float> copies[2] = {raw[0], raw[1]};
       for (auto& v : copies)
@@ -271,8 +281,8 @@ TEST_F(Bf16Amx, UnsafeRawHf32InputsRunTheFp32AlgorithmOnRoundedValues) {
       s.inputRounding = Rounding::HF32;
       ConvShape f = c.shape;
       f.operands = OperandValues::F32;
-      EXPECT_TRUE(sameBits(run(*c.amx, s, raw[0], raw[1]), run(*c.fp32, f, copies[0], copies[1])))
-          << c.amx->name << " with 0x" << std::hex << bits;
+      EXPECT_TRUE(sameBits(run(*c.bf16, s, raw[0], raw[1]), run(*c.fp32, f, copies[0], copies[1])))
+          << c.bf16->name << " with 0x" << std::hex << bits;
     }
   }
   EXPECT_GE(checked, 12);  // forward, data and weight gradient
@@ -280,29 +290,29 @@ TEST_F(Bf16Amx, UnsafeRawHf32InputsRunTheFp32AlgorithmOnRoundedValues) {
 
 // The words runs (the caller's bf16 tensors): the fp32 run's bits rounded
 // to bf16 once, and a refusal (false) when the activation holds a value the
-// tiles would not take exactly, which they check on the words themselves.
-TEST_F(Bf16Amx, WordsRunsRoundTheFloatRunAndRefuseUnsafeWords) {
+// bf16 hardware would not take exactly, which they check on the words themselves.
+TEST_P(Bf16Hardware, WordsRunsRoundTheFloatRunAndRefuseUnsafeWords) {
   const uint32_t patterns[] = {0x00400000u, 0x80010000u, 0x2B000000u, 0x7F800000u, 0x7FC00000u};
   std::mt19937 rng(14);
   int checked = 0;
-  for (const AmxCase& c : amxCases()) {
+  for (const HardwareCase& c : hardwareCases(GetParam())) {
     ConvShape s = c.shape;
     const bool half = c.rounding == Rounding::F16;
     s.io = half ? ElementType::F16 : ElementType::BF16;
-    if (c.rounding == Rounding::HF32 || !c.amx->runWords || !c.amx->acceptsWords(s)) continue;
+    if (c.rounding == Rounding::HF32 || !c.bf16->runWords || !c.bf16->acceptsWords(s)) continue;
     ++checked;
-    const std::vector<float> a = values(countOf(c.amx->pass, s, 0), c.rounding, rng);
-    const std::vector<float> w = values(countOf(c.amx->pass, s, 1), c.rounding, rng);
-    const std::vector<float> expected = run(*c.amx, c.shape, a, w);
+    const std::vector<float> a = values(countOf(c.bf16->pass, s, 0), c.rounding, rng);
+    const std::vector<float> w = values(countOf(c.bf16->pass, s, 1), c.rounding, rng);
+    const std::vector<float> expected = run(*c.bf16, c.shape, a, w);
     const auto word = [&](float v) { return half ? floatToHalf(v) : floatToBf16(v); };
     std::vector<uint16_t> words(a.size());
     for (size_t i = 0; i < a.size(); ++i) words[i] = word(a[i]);
     std::vector<uint16_t> out(expected.size(), 0xFFFF);
-    Scratch scratch(c.amx->scratchBytes(s), 0xff);
-    ASSERT_TRUE(c.amx->runWords(s, words.data(), w.data(), nullptr, out.data(), scratch.get()))
-        << c.amx->name << " refused ordinary data";
+    Scratch scratch(c.bf16->scratchBytes(s), 0xff);
+    ASSERT_TRUE(c.bf16->runWords(s, words.data(), w.data(), nullptr, out.data(), scratch.get()))
+        << c.bf16->name << " refused ordinary data";
     for (size_t i = 0; i < out.size(); ++i)
-      ASSERT_EQ(out[i], word(expected[i])) << c.amx->name << " output " << i;
+      ASSERT_EQ(out[i], word(expected[i])) << c.bf16->name << " output " << i;
     // Half words cannot hold values below 2^-40 or bf16 subnormals: only
     // the non-finite patterns apply.
     for (uint32_t bits : patterns) {
@@ -310,66 +320,70 @@ TEST_F(Bf16Amx, WordsRunsRoundTheFloatRunAndRefuseUnsafeWords) {
       if (half && std::isfinite(v)) continue;
       std::vector<uint16_t> bad = words;
       bad[bad.size() / 3] = half ? floatToHalf(v) : static_cast<uint16_t>(bits >> 16);
-      EXPECT_FALSE(c.amx->runWords(s, bad.data(), w.data(), nullptr, out.data(), scratch.get()))
-          << c.amx->name << " took 0x" << std::hex << bits;
+      EXPECT_FALSE(c.bf16->runWords(s, bad.data(), w.data(), nullptr, out.data(), scratch.get()))
+          << c.bf16->name << " took 0x" << std::hex << bits;
     }
-    EXPECT_TRUE(scratch.guardsIntact()) << c.amx->name;
+    EXPECT_TRUE(scratch.guardsIntact()) << c.bf16->name;
   }
-  EXPECT_GE(checked, 6);  // forward and data gradient: direct bf16 and fp16, pointwise
+  // AMX: forward and data gradient, direct bf16 and fp16, pointwise;
+  // AVX512-BF16: direct bf16.
+  EXPECT_GE(checked, GetParam() == Isa::Amx ? 6 : 2);
 }
 
 // The same for the weight gradients' words runs: dw in fp32, the fp32 run's
 // bits; unsafe words in either x or dy refused.
-TEST_F(Bf16Amx, WeightWordsRunsMatchTheFloatRunAndRefuseUnsafeWords) {
+TEST_P(Bf16Hardware, WeightWordsRunsMatchTheFloatRunAndRefuseUnsafeWords) {
   const uint32_t patterns[] = {0x00400000u, 0x2B000000u, 0xFF800000u, 0x7FC00000u};
   std::mt19937 rng(15);
   int checked = 0;
-  for (const AmxCase& c : amxCases()) {
+  for (const HardwareCase& c : hardwareCases(GetParam())) {
     ConvShape s = c.shape;
     s.io = ElementType::BF16;
-    if (c.rounding != Rounding::BF16 || !c.amx->runWeightWords || !c.amx->acceptsWords(s)) continue;
+    if (c.rounding != Rounding::BF16 || !c.bf16->runWeightWords || !c.bf16->acceptsWords(s))
+      continue;
     ++checked;
-    std::vector<float> v[2] = {values(countOf(c.amx->pass, s, 0), c.rounding, rng),
-                               values(countOf(c.amx->pass, s, 1), c.rounding, rng)};
-    const std::vector<float> expected = run(*c.amx, c.shape, v[0], v[1]);
+    std::vector<float> v[2] = {values(countOf(c.bf16->pass, s, 0), c.rounding, rng),
+                               values(countOf(c.bf16->pass, s, 1), c.rounding, rng)};
+    const std::vector<float> expected = run(*c.bf16, c.shape, v[0], v[1]);
     std::vector<uint16_t> words[2];
     for (int k = 0; k < 2; ++k)
       for (float e : v[k]) words[k].push_back(floatToBf16(e));
     std::vector<float> dw = poisoned(static_cast<int64_t>(expected.size()));
-    Scratch scratch(c.amx->scratchBytes(s), 0xff);
+    Scratch scratch(c.bf16->scratchBytes(s), 0xff);
     ASSERT_TRUE(
-        c.amx->runWeightWords(s, words[0].data(), words[1].data(), dw.data(), scratch.get()))
-        << c.amx->name << " refused ordinary data";
-    EXPECT_TRUE(sameBits(dw, expected)) << c.amx->name;
+        c.bf16->runWeightWords(s, words[0].data(), words[1].data(), dw.data(), scratch.get()))
+        << c.bf16->name << " refused ordinary data";
+    EXPECT_TRUE(sameBits(dw, expected)) << c.bf16->name;
     for (int k = 0; k < 2; ++k)
       for (uint32_t bits : patterns) {
         std::vector<uint16_t> bad[2] = {words[0], words[1]};
         bad[k][bad[k].size() / 3] = static_cast<uint16_t>(bits >> 16);
         EXPECT_FALSE(
-            c.amx->runWeightWords(s, bad[0].data(), bad[1].data(), dw.data(), scratch.get()))
-            << c.amx->name << " took 0x" << std::hex << bits << " in operand " << k;
+            c.bf16->runWeightWords(s, bad[0].data(), bad[1].data(), dw.data(), scratch.get()))
+            << c.bf16->name << " took 0x" << std::hex << bits << " in operand " << k;
       }
-    EXPECT_TRUE(scratch.guardsIntact()) << c.amx->name;
+    EXPECT_TRUE(scratch.guardsIntact()) << c.bf16->name;
   }
-  EXPECT_GE(checked, 2);  // direct and pointwise
+  EXPECT_GE(checked, GetParam() == Isa::Amx ? 2 : 1);  // direct (and AMX pointwise)
 }
 
 // Long reductions: the pointwise weight gradient in several chunks of
 // several step blocks each (partials accumulated through memory, chunks
 // added in order), and the other pointwise passes over many panels; against
 // the float64 reference, the same bits for 1, 2 and 3 threads.
-TEST_F(Bf16Amx, PointwisePassesOverLongReductions) {
+TEST_P(Bf16Hardware, PointwisePassesOverLongReductions) {
   ConvShape s;
   s.batch = 2;
   s.inChannels = 40;
   s.outChannels = 36;
   s.in[2] = s.out[2] = 9000;  // 282 steps of 32 positions per image: 16 chunks of 2 blocks
   s.operands = OperandValues::BF16;
+  if (GetParam() != Isa::Amx) GTEST_SKIP() << "pointwise bf16 kernels exist for AMX only";
   std::mt19937 rng(16);
   int ran = 0;
   for (int i = 0; i < convAlgorithmCount(); ++i) {
     const ConvAlgorithm& a = convAlgorithmAt(i);
-    if (a.minimumIsa != Isa::Amx || !a.accepts(s) ||
+    if (!isBf16Entry(a, GetParam()) || !a.accepts(s) ||
         std::string(a.name).find("pointwise") == std::string::npos)
       continue;
     ++ran;
@@ -392,7 +406,8 @@ TEST_F(Bf16Amx, PointwisePassesOverLongReductions) {
 // Wide pointwise layers, where the packed weights (two tiles per step for
 // hi/lo) are most of the workspace: results against float64, scratch guards
 // intact (run() checks them).
-TEST_F(Bf16Amx, PointwiseWideLayersStayInTheirScratch) {
+TEST_P(Bf16Hardware, PointwiseWideLayersStayInTheirScratch) {
+  if (GetParam() != Isa::Amx) GTEST_SKIP() << "pointwise bf16 kernels exist for AMX only";
   std::mt19937 rng(18);
   int ran = 0;
   for (OperandValues kind : {OperandValues::BF16, OperandValues::F16}) {
@@ -405,7 +420,7 @@ TEST_F(Bf16Amx, PointwiseWideLayersStayInTheirScratch) {
     const Rounding r = kind == OperandValues::BF16 ? Rounding::BF16 : Rounding::F16;
     for (int i = 0; i < convAlgorithmCount(); ++i) {
       const ConvAlgorithm& a = convAlgorithmAt(i);
-      if (a.minimumIsa != Isa::Amx || !a.accepts(s) ||
+      if (!isBf16Entry(a, GetParam()) || !a.accepts(s) ||
           std::string(a.name).find("pointwise") == std::string::npos)
         continue;
       ++ran;
@@ -420,49 +435,54 @@ TEST_F(Bf16Amx, PointwiseWideLayersStayInTheirScratch) {
   EXPECT_EQ(ran, 5);  // bf16 forward, data, weight; fp16 forward, data
 }
 
-TEST_F(Bf16Amx, OrdinaryDataRunsOnTheTiles) {
+TEST_P(Bf16Hardware, OrdinaryDataRunsOnTheBf16Hardware) {
   std::mt19937 rng(12);
-  for (const AmxCase& c : amxCases()) {
-    const std::vector<float> a = values(countOf(c.amx->pass, c.shape, 0), c.rounding, rng);
-    const std::vector<float> b = values(countOf(c.amx->pass, c.shape, 1), c.rounding, rng);
+  for (const HardwareCase& c : hardwareCases(GetParam())) {
+    const std::vector<float> a = values(countOf(c.bf16->pass, c.shape, 0), c.rounding, rng);
+    const std::vector<float> b = values(countOf(c.bf16->pass, c.shape, 1), c.rounding, rng);
     ConvShape f = c.shape;
     f.operands = OperandValues::F32;
-    // The tiles add pairs of products before the accumulator: some sum
-    // rounds differently from the fp32 algorithm's FMA chain.
-    EXPECT_FALSE(sameBits(run(*c.amx, c.shape, a, b), run(*c.fp32, f, a, b)))
-        << c.amx->name << " gave exactly the fp32 algorithm's result: did it fall back?";
+    // TDPBF16PS and VDPBF16PS add pairs of products to the accumulator:
+    // some sum rounds differently from the fp32 algorithm's FMA chain.
+    EXPECT_FALSE(sameBits(run(*c.bf16, c.shape, a, b), run(*c.fp32, f, a, b)))
+        << c.bf16->name << " gave exactly the fp32 algorithm's result: did it fall back?";
   }
 }
 
-TEST_F(Bf16Amx, ValuesAtTheBoundAreNotFlushed) {
+TEST_P(Bf16Hardware, ValuesAtTheBoundAreNotFlushed) {
   // Magnitudes from 2^-40 up to 2^-28 (fp16: from its subnormals at 2^-24):
   // every product is far below 1 but inside fp32's normal range, so a flush
   // to zero anywhere would show against the float64 reference. The spread of
-  // exponents makes the sums inexact, so the tiles' order shows too.
+  // exponents makes the sums inexact, so the hardware's order shows too.
   std::mt19937 rng(13);
   std::uniform_real_distribution<float> m(1.0f, 2.0f);
   std::uniform_int_distribution<int> spread(0, 12);
   std::bernoulli_distribution sign(0.5);
-  for (const AmxCase& c : amxCases()) {
+  for (const HardwareCase& c : hardwareCases(GetParam())) {
     const int bottom = c.rounding == Rounding::F16 ? -24 : -40;
     std::vector<float> v[2];
     for (int k = 0; k < 2; ++k) {
-      v[k].resize(static_cast<size_t>(countOf(c.amx->pass, c.shape, k)));
+      v[k].resize(static_cast<size_t>(countOf(c.bf16->pass, c.shape, k)));
       for (float& e : v[k])
         e = roundFloat((sign(rng) ? -1.0f : 1.0f) * std::ldexp(m(rng), bottom + spread(rng)),
                        c.rounding);
     }
-    const std::vector<float> got = run(*c.amx, c.shape, v[0], v[1]);
-    const Reference ref = c.amx->pass == ConvPass::Forward ? referenceForward(c.shape, v[0], v[1])
-                          : c.amx->pass == ConvPass::BackwardData
+    const std::vector<float> got = run(*c.bf16, c.shape, v[0], v[1]);
+    const Reference ref = c.bf16->pass == ConvPass::Forward ? referenceForward(c.shape, v[0], v[1])
+                          : c.bf16->pass == ConvPass::BackwardData
                               ? referenceBackwardData(c.shape, v[0], v[1])
                               : referenceBackwardWeight(c.shape, v[0], v[1]);
-    EXPECT_TRUE(closeTo(ref, got, c.amx->name)) << describe(c.shape);
+    EXPECT_TRUE(closeTo(ref, got, c.bf16->name)) << describe(c.shape);
     ConvShape f = c.shape;
     f.operands = OperandValues::F32;
-    EXPECT_FALSE(sameBits(got, run(*c.fp32, f, v[0], v[1]))) << c.amx->name << " fell back";
+    EXPECT_FALSE(sameBits(got, run(*c.fp32, f, v[0], v[1]))) << c.bf16->name << " fell back";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Levels, Bf16Hardware, ::testing::Values(Isa::Avx512Bf16, Isa::Amx),
+                         [](const ::testing::TestParamInfo<Isa>& info) {
+                           return std::string(isaName(info.param));
+                         });
 
 }  // namespace
 }  // namespace kernels
