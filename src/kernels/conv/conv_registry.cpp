@@ -6,7 +6,7 @@
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
 #include "kernels/conv/few_channels/few_channels_conv.h"
 #include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
-#include "kernels/conv/pointwise_amx/bf16_pointwise.h"
+#include "kernels/conv/pointwise_bf16/bf16_pointwise.h"
 #include "kernels/conv/small_group/conv_direct.h"
 
 namespace aclcpu {
@@ -217,35 +217,51 @@ bool pointwiseOperands(const ConvShape& s) {
 }
 template <bool pairs>
 bool pointwiseForward(const ConvShape& s) {
-  return pointwiseOperands<pairs>(s) && pointwise_amx::acceptsForward(s);
+  return pointwiseOperands<pairs>(s) && pointwise_bf16::acceptsForward(s);
 }
 template <bool pairs>
 bool pointwiseBackwardData(const ConvShape& s) {
-  return pointwiseOperands<pairs>(s) && pointwise_amx::acceptsBackwardData(s);
+  return pointwiseOperands<pairs>(s) && pointwise_bf16::acceptsBackwardData(s);
 }
+template <Isa isa>
 void pointwiseForwardRun(const ConvShape& s, const float* x, const float* w, float* y,
                          void* scratch) {
-  pointwise_amx::forward(s, x, w, y, scratch, nullptr);
+  pointwise_bf16::forward(isa, s, x, w, y, scratch, nullptr);
 }
+template <Isa isa>
 void pointwiseForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
                           float* y, void* scratch) {
-  pointwise_amx::forward(s, x, w, y, scratch, bias);
+  pointwise_bf16::forward(isa, s, x, w, y, scratch, bias);
 }
+template <Isa isa>
 bool pointwiseForwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
                            uint16_t* y, void* scratch) {
-  return pointwise_amx::forwardWords(s, x, w, y, scratch, bias);
+  return pointwise_bf16::forwardWords(isa, s, x, w, y, scratch, bias);
 }
+template <Isa isa>
 void pointwiseBackwardDataRun(const ConvShape& s, const float* dy, const float* w, float* dx,
                               void* scratch) {
-  pointwise_amx::backwardData(s, dy, w, dx, scratch, nullptr);
+  pointwise_bf16::backwardData(isa, s, dy, w, dx, scratch, nullptr);
 }
+template <Isa isa>
 void pointwiseBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
                                const float* bias, float* dx, void* scratch) {
-  pointwise_amx::backwardData(s, dy, w, dx, scratch, bias);
+  pointwise_bf16::backwardData(isa, s, dy, w, dx, scratch, bias);
 }
+template <Isa isa>
 bool pointwiseBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
                                 const float* bias, uint16_t* dx, void* scratch) {
-  return pointwise_amx::backwardDataWords(s, dy, w, dx, scratch, bias);
+  return pointwise_bf16::backwardDataWords(isa, s, dy, w, dx, scratch, bias);
+}
+template <Isa isa>
+void pointwiseBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
+                                void* scratch) {
+  pointwise_bf16::backwardWeight(isa, s, x, dy, dw, scratch);
+}
+template <Isa isa>
+bool pointwiseBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy,
+                                  float* dw, void* scratch) {
+  return pointwise_bf16::backwardWeightWords(isa, s, x, dy, dw, scratch);
 }
 template <Isa isa>
 void blockedBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
@@ -278,17 +294,21 @@ constexpr ConvPass kW = ConvPass::BackwardWeight;
 // clang-format off
 const ConvAlgorithm kAlgorithms[] = {
   {"bf16_conv_fwd_pointwise_m32n32_amx", kF, Isa::Amx, pointwiseForward<true>,
-   pointwise_amx::forwardScratchBytes, pointwiseForwardRun, pointwiseForwardBias,
-   wordsAreOperands, pointwiseForwardWords},
+   pointwise_bf16::forwardScratchBytes, pointwiseForwardRun<Isa::Amx>,
+   pointwiseForwardBias<Isa::Amx>, wordsAreOperands, pointwiseForwardWords<Isa::Amx>},
   {"bf16x2_conv_fwd_pointwise_m32n32_amx", kF, Isa::Amx, pointwiseForward<false>,
-   pointwise_amx::forwardScratchBytes, pointwiseForwardRun, pointwiseForwardBias,
-   wordsAreOperands, pointwiseForwardWords},
+   pointwise_bf16::forwardScratchBytes, pointwiseForwardRun<Isa::Amx>,
+   pointwiseForwardBias<Isa::Amx>, wordsAreOperands, pointwiseForwardWords<Isa::Amx>},
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
    bf16ForwardScratch<Isa::Amx>, bf16ForwardRun<Isa::Amx>, bf16ForwardBias<Isa::Amx>,
    wordsAreOperands, bf16ForwardWords<Isa::Amx>},
   {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
    bf16ForwardScratch<Isa::Amx>, bf16ForwardRun<Isa::Amx>, bf16ForwardBias<Isa::Amx>,
    wordsAreOperands, bf16ForwardWords<Isa::Amx>, nullptr, true},
+  {"bf16_conv_fwd_pointwise_m8n32_avx512bf16", kF, Isa::Avx512Bf16, pointwiseForward<true>,
+   pointwise_bf16::forwardScratchBytes, pointwiseForwardRun<Isa::Avx512Bf16>,
+   pointwiseForwardBias<Isa::Avx512Bf16>, wordsAreOperands,
+   pointwiseForwardWords<Isa::Avx512Bf16>},
   {"bf16_conv_fwd_direct_nw16_avx512bf16", kF, Isa::Avx512Bf16,
    bf16Forward<true, Isa::Avx512Bf16>, bf16ForwardScratch<Isa::Avx512Bf16>,
    bf16ForwardRun<Isa::Avx512Bf16>, bf16ForwardBias<Isa::Avx512Bf16>, wordsAreOperands,
@@ -317,11 +337,11 @@ const ConvAlgorithm kAlgorithms[] = {
    im2colForward, im2colForwardBias, nullptr, nullptr, nullptr, true},
 
   {"bf16_conv_bwdd_pointwise_m32n32_amx", kD, Isa::Amx, pointwiseBackwardData<true>,
-   pointwise_amx::backwardDataScratchBytes, pointwiseBackwardDataRun, pointwiseBackwardDataBias,
-   wordsAreOperands, pointwiseBackwardDataWords},
+   pointwise_bf16::backwardDataScratchBytes, pointwiseBackwardDataRun<Isa::Amx>,
+   pointwiseBackwardDataBias<Isa::Amx>, wordsAreOperands, pointwiseBackwardDataWords<Isa::Amx>},
   {"bf16x2_conv_bwdd_pointwise_m32n32_amx", kD, Isa::Amx, pointwiseBackwardData<false>,
-   pointwise_amx::backwardDataScratchBytes, pointwiseBackwardDataRun, pointwiseBackwardDataBias,
-   wordsAreOperands, pointwiseBackwardDataWords},
+   pointwise_bf16::backwardDataScratchBytes, pointwiseBackwardDataRun<Isa::Amx>,
+   pointwiseBackwardDataBias<Isa::Amx>, wordsAreOperands, pointwiseBackwardDataWords<Isa::Amx>},
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
    bf16BackwardDataScratch<Isa::Amx>, bf16BackwardDataRun<Isa::Amx>,
    bf16BackwardDataBias<Isa::Amx>, wordsAreOperands, bf16BackwardDataWords<Isa::Amx>},
@@ -329,6 +349,10 @@ const ConvAlgorithm kAlgorithms[] = {
    bf16BackwardDataScratch<Isa::Amx>, bf16BackwardDataRun<Isa::Amx>,
    bf16BackwardDataBias<Isa::Amx>, wordsAreOperands, bf16BackwardDataWords<Isa::Amx>, nullptr,
    true},
+  {"bf16_conv_bwdd_pointwise_m8n32_avx512bf16", kD, Isa::Avx512Bf16,
+   pointwiseBackwardData<true>, pointwise_bf16::backwardDataScratchBytes,
+   pointwiseBackwardDataRun<Isa::Avx512Bf16>, pointwiseBackwardDataBias<Isa::Avx512Bf16>,
+   wordsAreOperands, pointwiseBackwardDataWords<Isa::Avx512Bf16>},
   {"bf16_conv_bwdd_direct_nw16_avx512bf16", kD, Isa::Avx512Bf16,
    bf16BackwardData<true, Isa::Avx512Bf16>, bf16BackwardDataScratch<Isa::Avx512Bf16>,
    bf16BackwardDataRun<Isa::Avx512Bf16>, bf16BackwardDataBias<Isa::Avx512Bf16>, wordsAreOperands,
@@ -355,15 +379,19 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_bwdd_col2im_gemm", kD, Isa::Scalar, always, im2col_gemm::scratchBytes,
    im2colBackwardData, im2colBackwardDataBias, nullptr, nullptr, nullptr, true},
 
-  {"bf16_conv_bwdw_pointwise_m32n32_amx", kW, Isa::Amx, pointwise_amx::acceptsBackwardWeight,
-   pointwise_amx::backwardWeightScratchBytes, pointwise_amx::backwardWeight, nullptr,
-   wordsAreOperands, nullptr, pointwise_amx::backwardWeightWords},
+  {"bf16_conv_bwdw_pointwise_m32n32_amx", kW, Isa::Amx, pointwise_bf16::acceptsBackwardWeight,
+   pointwise_bf16::backwardWeightScratchBytes, pointwiseBackwardWeightRun<Isa::Amx>, nullptr,
+   wordsAreOperands, nullptr, pointwiseBackwardWeightWords<Isa::Amx>},
   {"bf16_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<true>,
    bf16BackwardWeightScratch<Isa::Amx>, bf16BackwardWeightRun<Isa::Amx>, nullptr,
    wordsAreOperands, nullptr, bf16BackwardWeightWords<Isa::Amx>},
   {"bf16x2_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<false>,
    bf16BackwardWeightScratch<Isa::Amx>, bf16BackwardWeightRun<Isa::Amx>, nullptr,
    wordsAreOperands, nullptr, bf16BackwardWeightWords<Isa::Amx>, true},
+  {"bf16_conv_bwdw_pointwise_m12n32_avx512bf16", kW, Isa::Avx512Bf16,
+   pointwise_bf16::acceptsBackwardWeight, pointwise_bf16::backwardWeightScratchBytes,
+   pointwiseBackwardWeightRun<Isa::Avx512Bf16>, nullptr, wordsAreOperands, nullptr,
+   pointwiseBackwardWeightWords<Isa::Avx512Bf16>},
   {"bf16_conv_bwdw_direct_nw16_avx512bf16", kW, Isa::Avx512Bf16,
    bf16BackwardWeight<true, Isa::Avx512Bf16>, bf16BackwardWeightScratch<Isa::Avx512Bf16>,
    bf16BackwardWeightRun<Isa::Avx512Bf16>, nullptr, wordsAreOperands, nullptr,

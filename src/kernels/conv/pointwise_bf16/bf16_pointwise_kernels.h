@@ -19,7 +19,7 @@
 
 namespace aclcpu {
 namespace kernels {
-namespace pointwise_amx {
+namespace pointwise_bf16 {
 
 constexpr int64_t kPanelPositions = 32;
 constexpr int64_t kMaxKSteps = 32;  // reduction channels up to 1024 (a 64 KB panel)
@@ -49,6 +49,9 @@ struct Bf16PointwiseJob {
 
 // False (nothing stored) when b holds a bf16Unsafe value.
 bool bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& job);
+// The same with AVX512-BF16, bf16 pairs only (hiLo false); no tile
+// configuration needed.
+bool bf16_pointwise_m8n32_avx512bf16(const Bf16PointwiseJob& job);
 
 // The weight gradient of one block of reduction steps (32 positions of one
 // image each) for output channels [0, m) and input channels [n0, n0 + 32):
@@ -77,7 +80,9 @@ struct Bf16PointwiseWeightJob {
 };
 constexpr int64_t kMaxBlockSteps = 32;
 bool bf16_pointwise_bwdw_m32n32_amx(const Bf16PointwiseWeightJob& job);
+// The same with AVX512-BF16.
+bool bf16_pointwise_bwdw_m12n32_avx512bf16(const Bf16PointwiseWeightJob& job);
 
-}  // namespace pointwise_amx
+}  // namespace pointwise_bf16
 }  // namespace kernels
 }  // namespace aclcpu

@@ -1,8 +1,9 @@
 #pragma once
-// The bf16 pointwise convolution on AMX (1x1, stride 1, no padding,
-// ungrouped): forward and backward data for bf16 operands, and for fp16
-// (and HF32) operands as exact bf16 hi + lo splits (four products per
-// multiply); the weight gradient for bf16 operands. Per image a GEMM of
+// The bf16 pointwise convolution (1x1, stride 1, no padding, ungrouped) on
+// AMX: forward and backward data for bf16 operands, and for fp16 (and HF32)
+// operands as exact bf16 hi + lo splits (four products per multiply); the
+// weight gradient for bf16 operands. With AVX512-BF16 (`isa` below Amx):
+// the three passes for bf16 operands. Per image a GEMM of
 // the weights with the caller's NC[D]HW activations as they lie, channels
 // the reduction and positions the columns, so that neither the input nor
 // the output is restaged (the blocked AMX pass stages both, and transposes
@@ -12,11 +13,12 @@
 
 #include <cstdint>
 
+#include "kernels/cpu/cpu_info.h"
 #include "kernels/kernel_types.h"
 
 namespace aclcpu {
 namespace kernels {
-namespace pointwise_amx {
+namespace pointwise_bf16 {
 
 bool acceptsForward(const ConvShape& shape);
 bool acceptsBackwardData(const ConvShape& shape);
@@ -27,25 +29,25 @@ uint64_t backwardWeightScratchBytes(const ConvShape& shape);
 
 // On dense fp32 buffers holding bf16 values; bias (per output channel of
 // the pass) may be null.
-void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
-             const float* bias);
-void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx, void* scratch,
-                  const float* bias);
+void forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y,
+             void* scratch, const float* bias);
+void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float* w, float* dx,
+                  void* scratch, const float* bias);
 // dw = the sum over images and positions of dy x^T, reduced in a fixed
 // number of position chunks (a function of the shape) whose partial sums
 // are added in order: the bits do not depend on the thread count.
-void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch);
-bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
-                         void* scratch);
+bool backwardWeightWords(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
+                         float* dw, void* scratch);
 // On the caller's dense bf16 (fp16 operands: half) tensors, each result
 // (+ bias) rounded to that type once; false when a value is bf16Unsafe (the
 // output is then incomplete).
-bool forwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+bool forwardWords(Isa isa, const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
                   void* scratch, const float* bias);
-bool backwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
-                       void* scratch, const float* bias);
+bool backwardDataWords(Isa isa, const ConvShape& shape, const uint16_t* dy, const float* w,
+                       uint16_t* dx, void* scratch, const float* bias);
 
-}  // namespace pointwise_amx
+}  // namespace pointwise_bf16
 }  // namespace kernels
 }  // namespace aclcpu

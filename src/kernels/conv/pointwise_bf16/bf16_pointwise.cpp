@@ -1,4 +1,4 @@
-#include "kernels/conv/pointwise_amx/bf16_pointwise.h"
+#include "kernels/conv/pointwise_bf16/bf16_pointwise.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,11 +8,11 @@
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/conv_registry.h"
-#include "kernels/conv/pointwise_amx/bf16_pointwise_kernels.h"
+#include "kernels/conv/pointwise_bf16/bf16_pointwise_kernels.h"
 
 namespace aclcpu {
 namespace kernels {
-namespace pointwise_amx {
+namespace pointwise_bf16 {
 namespace {
 
 // The problem as the fp32 algorithms take it (fp32 buffers, fp32 values).
@@ -51,8 +51,8 @@ uint64_t packedBytes(const Gemm& g) {
   return static_cast<uint64_t>(g.mTiles * g.kSteps) * (g.hiLo ? 2048u : 1024u);
 }
 
-// The fp32 algorithm for data holding bf16Unsafe values (below Amx, so
-// never this one).
+// The fp32 algorithm for data holding bf16Unsafe values (fp32 operands:
+// never a bf16 entry).
 const ConvAlgorithm& fallbackFor(const ConvShape& s, bool data) {
   const ConvShape f = asFp32(s);
   return selectConvAlgorithm(data ? ConvPass::BackwardData : ConvPass::Forward, f, Isa::Avx512Bf16);
@@ -100,14 +100,15 @@ bool packWeights(const Gemm& g, const float* w, uint16_t* packed) {
 
 // b and out: one dense operand per image, as words or fp32.
 template <typename In, typename Out>
-bool runGemm(const Gemm& g, int64_t batch, const In* b, const float* w, Out* out, void* scratch,
-             const float* bias, bool halfWords = false) {
+bool runGemm(Isa isa, const Gemm& g, int64_t batch, const In* b, const float* w, Out* out,
+             void* scratch, const float* bias, bool halfWords = false) {
+  const bool amx = isa >= Isa::Amx;
   uint16_t* packed = static_cast<uint16_t*>(scratch);
   if (!packWeights(g, w, packed)) return false;
   const int64_t panels = (g.positions + kPanelPositions - 1) / kPanelPositions;
   std::atomic<bool> unsafe{false};
   parallelFor(batch * panels, [&](int64_t begin, int64_t end) {
-    blocked::configureBf16Tiles_amx();
+    if (amx) blocked::configureBf16Tiles_amx();
     alignas(64) uint16_t panel[2 * kMaxKSteps * 512];
     for (int64_t item = begin; item < end; ++item) {
       const int64_t image = item / panels, p0 = item % panels * kPanelPositions;
@@ -136,7 +137,7 @@ bool runGemm(const Gemm& g, int64_t batch, const In* b, const float* w, Out* out
         job.bFloats = src;
         job.outFloats = dst;
       }
-      if (!bf16_pointwise_m32n32_amx(job)) {
+      if (!(amx ? bf16_pointwise_m32n32_amx(job) : bf16_pointwise_m8n32_avx512bf16(job))) {
         unsafe.store(true, std::memory_order_relaxed);
         return;
       }
@@ -145,20 +146,20 @@ bool runGemm(const Gemm& g, int64_t batch, const In* b, const float* w, Out* out
   return !unsafe.load();
 }
 
-void runFloats(const ConvShape& s, bool data, const float* in, const float* w, float* out,
+void runFloats(Isa isa, const ConvShape& s, bool data, const float* in, const float* w, float* out,
                void* scratch, const float* bias) {
   Gemm g;
   plan(s, data, &g);
-  if (runGemm(g, s.batch, in, w, out, scratch, bias)) return;
+  if (runGemm(isa, g, s.batch, in, w, out, scratch, bias)) return;
   const ConvShape f = asFp32(s);
   runConvAlgorithm(fallbackFor(s, data), f, in, w, bias, out, scratch);
 }
 
-bool runWords(const ConvShape& s, bool data, const uint16_t* in, const float* w, uint16_t* out,
-              void* scratch, const float* bias) {
+bool runWords(Isa isa, const ConvShape& s, bool data, const uint16_t* in, const float* w,
+              uint16_t* out, void* scratch, const float* bias) {
   Gemm g;
   plan(s, data, &g);
-  return runGemm(g, s.batch, in, w, out, scratch, bias, s.io == ElementType::F16);
+  return runGemm(isa, g, s.batch, in, w, out, scratch, bias, s.io == ElementType::F16);
 }
 
 // The weight gradient: steps of 32 positions of one image, image-major,
@@ -196,7 +197,8 @@ const ConvAlgorithm& weightFallback(const ConvShape& s) {
 }
 
 template <typename In>
-bool runWeight(const ConvShape& s, const In* x, const In* dy, float* dw, void* scratch) {
+bool runWeight(Isa isa, const ConvShape& s, const In* x, const In* dy, float* dw, void* scratch) {
+  const bool amx = isa >= Isa::Amx;
   WeightPlan p;
   planWeight(s, &p);
   float* partial = static_cast<float*>(scratch);
@@ -204,7 +206,7 @@ bool runWeight(const ConvShape& s, const In* x, const In* dy, float* dw, void* s
   const int64_t chunkFloats = p.mPad * p.nPad;
   std::atomic<bool> unsafe{false};
   parallelFor(p.chunks * nPairs, [&](int64_t begin, int64_t end) {
-    blocked::configureBf16Tiles_amx();
+    if (amx) blocked::configureBf16Tiles_amx();
     alignas(64) uint16_t panel[kMaxBlockSteps * 2 * 512];
     for (int64_t item = begin; item < end; ++item) {
       const int64_t chunk = item / nPairs, pair = item % nPairs;
@@ -230,7 +232,8 @@ bool runWeight(const ConvShape& s, const In* x, const In* dy, float* dw, void* s
         job.firstStep = step;
         job.steps = std::min(kMaxBlockSteps, last - step);
         job.accumulate = step > first;
-        if (!bf16_pointwise_bwdw_m32n32_amx(job)) {
+        if (!(amx ? bf16_pointwise_bwdw_m32n32_amx(job)
+                  : bf16_pointwise_bwdw_m12n32_avx512bf16(job))) {
           unsafe.store(true, std::memory_order_relaxed);
           return;
         }
@@ -262,15 +265,15 @@ uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
   const ConvShape f = asFp32(shape);
   return std::max(p.partialBytes, weightFallback(shape).scratchBytes(f));
 }
-void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch) {
-  if (runWeight(shape, x, dy, dw, scratch)) return;
+  if (runWeight(isa, shape, x, dy, dw, scratch)) return;
   const ConvShape f = asFp32(shape);
   runConvAlgorithm(weightFallback(shape), f, x, dy, nullptr, dw, scratch);
 }
-bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
-                         void* scratch) {
-  return runWeight(shape, x, dy, dw, scratch);
+bool backwardWeightWords(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
+                         float* dw, void* scratch) {
+  return runWeight(isa, shape, x, dy, dw, scratch);
 }
 
 bool acceptsForward(const ConvShape& shape) {
@@ -284,23 +287,23 @@ bool acceptsBackwardData(const ConvShape& shape) {
 uint64_t forwardScratchBytes(const ConvShape& shape) { return scratchBytes(shape, false); }
 uint64_t backwardDataScratchBytes(const ConvShape& shape) { return scratchBytes(shape, true); }
 
-void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
-             const float* bias) {
-  runFloats(shape, false, x, w, y, scratch, bias);
+void forward(Isa isa, const ConvShape& shape, const float* x, const float* w, float* y,
+             void* scratch, const float* bias) {
+  runFloats(isa, shape, false, x, w, y, scratch, bias);
 }
-void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx, void* scratch,
-                  const float* bias) {
-  runFloats(shape, true, dy, w, dx, scratch, bias);
-}
-bool forwardWords(const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float* w, float* dx,
                   void* scratch, const float* bias) {
-  return runWords(shape, false, x, w, y, scratch, bias);
+  runFloats(isa, shape, true, dy, w, dx, scratch, bias);
 }
-bool backwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
-                       void* scratch, const float* bias) {
-  return runWords(shape, true, dy, w, dx, scratch, bias);
+bool forwardWords(Isa isa, const ConvShape& shape, const uint16_t* x, const float* w, uint16_t* y,
+                  void* scratch, const float* bias) {
+  return runWords(isa, shape, false, x, w, y, scratch, bias);
+}
+bool backwardDataWords(Isa isa, const ConvShape& shape, const uint16_t* dy, const float* w,
+                       uint16_t* dx, void* scratch, const float* bias) {
+  return runWords(isa, shape, true, dy, w, dx, scratch, bias);
 }
 
-}  // namespace pointwise_amx
+}  // namespace pointwise_bf16
 }  // namespace kernels
 }  // namespace aclcpu
