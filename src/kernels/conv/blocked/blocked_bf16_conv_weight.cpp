@@ -242,20 +242,27 @@ void runStaged(const Bf16Kernels& kernels, const WeightPlan& p, const ConvShape&
       }
     }
   });
-  // Combine the chunks in chunk order and write dw [O, C, taps].
+  // Combine the chunks in chunk order and write dw [O, C, taps], one
+  // 16 x 16 (input, output channel) tile of one tap at a time: the sums run
+  // along the tile's contiguous rows (measured, bf16 3x3 64ch 56x56 dW, 1
+  // thread: a scalar loop per weight took 8% of the pass).
   const int64_t cin = s.inChannels, taps = p.taps;
-  parallelFor(s.outChannels, [&](int64_t begin, int64_t end) {
-    for (int64_t oc = begin; oc < end; ++oc) {
-      const int64_t b = oc / 16, o = oc % 16;
-      for (int64_t ic = 0; ic < cin; ++ic) {
-        const int64_t a = ic / 16, i = ic % 16;
-        for (int64_t tap = 0; tap < taps; ++tap) {
-          const int64_t at = a * icBlockFloats + b * ocBlockFloats + tap * tapFloats + i * 16 + o;
-          float sum = partial[at];
-          for (int64_t chunk = 1; chunk < p.chunks; ++chunk)
-            sum += partial[chunk * chunkFloats + at];
-          dw[(oc * cin + ic) * taps + tap] = sum;
+  parallelFor(p.ocBlocks * p.icBlocks, [&](int64_t begin, int64_t end) {
+    float tile[256];
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t b = unit / p.icBlocks, a = unit % p.icBlocks;
+      const int64_t outs = std::min<int64_t>(16, s.outChannels - b * 16);
+      const int64_t ins = std::min<int64_t>(16, cin - a * 16);
+      for (int64_t tap = 0; tap < taps; ++tap) {
+        const float* first = partial + a * icBlockFloats + b * ocBlockFloats + tap * tapFloats;
+        std::memcpy(tile, first, sizeof tile);
+        for (int64_t chunk = 1; chunk < p.chunks; ++chunk) {
+          const float* part = first + chunk * chunkFloats;
+          for (int e = 0; e < 256; ++e) tile[e] += part[e];
         }
+        for (int64_t o = 0; o < outs; ++o)
+          for (int64_t i = 0; i < ins; ++i)
+            dw[((b * 16 + o) * cin + a * 16 + i) * taps + tap] = tile[i * 16 + o];
       }
     }
   });
