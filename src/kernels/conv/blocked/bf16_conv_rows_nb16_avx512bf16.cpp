@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/simd/dpbf16_avx512bf16.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -57,10 +58,9 @@ void denseTile(const Bf16RowJob& j, int64_t t0) {
         wv[b] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(wk + b * 256 + u * 16));
 #pragma GCC unroll 32
       for (int t = 0; t < WT; ++t) {
-        const __m512bh x =
-            reinterpret_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(src[t * IS * 16 + u])));
 #pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b) acc[t][b] = _mm512_dpbf16_ps(acc[t][b], x, wv[b]);
+        for (int b = 0; b < NB; ++b)
+          simd::dotBroadcastWord(acc[t][b], src + t * IS * 16 + u, wv[b]);
       }
     }
   }
