@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -95,13 +96,6 @@ TEST(Bf16Words, UnsafeValuesAreNonFiniteOrBelow2ToMinus40) {
 
 // ---------------------------------------------------------------------------
 // The bf16 hardware entries on data chosen by bit pattern.
-
-struct Restore {
-  ~Restore() {
-    setComputeThreadCount(0);
-    clearIsaForTesting();
-  }
-};
 
 // A 3x3 layer, or (pointwise) a 1x1 one, for the pointwise entries.
 ConvShape shapeFor(OperandValues operands, bool pointwise) {
@@ -474,6 +468,26 @@ TEST_P(Bf16Hardware, ValuesAtTheBoundAreNotFlushed) {
     ConvShape f = c.shape;
     f.operands = OperandValues::F32;
     EXPECT_FALSE(sameBits(got, run(*c.fp32, f, v[0], v[1]))) << c.bf16->name << " fell back";
+  }
+}
+
+// Which level's bf16 kernels the registry picks: the VDPBF16PS entries only
+// where the CPU issues VDPBF16PS at its FMA rate (AMD), the fp32 kernels on
+// other CPUs at that level (no Restore here: nothing is forced).
+TEST(Bf16Dispatch, Avx512Bf16EntriesRunOnlyWhereVdpbf16IsFast) {
+  const bool fast = bf16DotAtFmaRate();
+  std::printf("[ dispatch ] VDPBF16PS at the FMA rate on this CPU: %s\n", fast ? "yes" : "no");
+  for (bool pointwise : {false, true}) {
+    const ConvShape s = shapeFor(OperandValues::BF16, pointwise);
+    for (ConvPass pass : {ConvPass::Forward, ConvPass::BackwardData, ConvPass::BackwardWeight}) {
+      const std::string name = selectConvAlgorithm(pass, s, Isa::Avx512Bf16).name;
+      const bool vdpbf16 =
+          name.size() > 11 && name.compare(name.size() - 11, 11, "_avx512bf16") == 0;
+      EXPECT_EQ(vdpbf16, fast) << name << " on " << describe(s);
+      if (!fast) {
+        EXPECT_EQ(name.rfind("f32_", 0), 0u) << name;
+      }
+    }
   }
 }
 

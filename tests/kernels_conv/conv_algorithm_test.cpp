@@ -317,14 +317,6 @@ constexpr double kAbsolute = 1e-30;  // an all-zero sum must come out (almost) e
   return ::testing::AssertionSuccess();
 }
 
-// Restores the default thread count and ISA whatever a test does.
-struct Restore {
-  ~Restore() {
-    setComputeThreadCount(0);
-    clearIsaForTesting();
-  }
-};
-
 std::string entryLabel(const char* algorithm, const ConvShape& s) {
   return std::string(algorithm) + " on " + describe(s);
 }

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
+#include "kernels/cpu/cpu_info.h"
 #include "kernels/kernel_types.h"
 
 namespace aclcpu {
@@ -77,6 +79,20 @@ void forEachTerm(const ConvShape& s, Fn&& fn) {
                   }
       }
 }
+
+// Restores the default thread count and ISA whatever a test does. While it
+// lives, the AVX512-BF16 kernels count as fast on any CPU with the
+// instructions (forceBf16DotForTesting), so that they are tested on CPUs
+// where the registry does not choose them.
+struct Restore {
+  Restore() { forceBf16DotForTesting(); }
+  ~Restore() {
+    setComputeThreadCount(0);
+    clearIsaForTesting();
+  }
+  Restore(const Restore&) = delete;
+  Restore& operator=(const Restore&) = delete;
+};
 
 struct Reference {
   std::vector<double> value;

@@ -215,13 +215,25 @@ bool pointwiseOperands(const ConvShape& s) {
   return pairs ? s.operands == OperandValues::BF16
                : s.operands == OperandValues::F16 && s.io == ElementType::F16;
 }
-template <bool pairs>
-bool pointwiseForward(const ConvShape& s) {
-  return pointwiseOperands<pairs>(s) && pointwise_bf16::acceptsForward(s);
+// The AVX512-BF16 entries run only where VDPBF16PS is fast
+// (bf16DotAtFmaRate); elsewhere the fp32 kernels are faster.
+template <Isa isa>
+bool bf16HardwarePays() {
+  return isa >= Isa::Amx || bf16DotAtFmaRate();
 }
-template <bool pairs>
+template <bool pairs, Isa isa = Isa::Amx>
+bool pointwiseForward(const ConvShape& s) {
+  return pointwiseOperands<pairs>(s) && bf16HardwarePays<isa>() &&
+         pointwise_bf16::acceptsForward(s);
+}
+template <bool pairs, Isa isa = Isa::Amx>
 bool pointwiseBackwardData(const ConvShape& s) {
-  return pointwiseOperands<pairs>(s) && pointwise_bf16::acceptsBackwardData(s);
+  return pointwiseOperands<pairs>(s) && bf16HardwarePays<isa>() &&
+         pointwise_bf16::acceptsBackwardData(s);
+}
+template <Isa isa>
+bool pointwiseBackwardWeight(const ConvShape& s) {
+  return bf16HardwarePays<isa>() && pointwise_bf16::acceptsBackwardWeight(s);
 }
 template <Isa isa>
 void pointwiseForwardRun(const ConvShape& s, const float* x, const float* w, float* y,
@@ -276,15 +288,18 @@ void blockedBackwardWeightRun(const ConvShape& s, const float* x, const float* d
 // VDPBF16PS 228 GFLOP/s, FMA 115 GFLOP/s per core).
 template <bool pairs, Isa isa = Isa::Amx>
 bool bf16Forward(const ConvShape& s) {
-  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16Forward(isa, s);
+  return (s.operands == OperandValues::BF16) == pairs && bf16HardwarePays<isa>() &&
+         blocked::acceptsBf16Forward(isa, s);
 }
 template <bool pairs, Isa isa = Isa::Amx>
 bool bf16BackwardData(const ConvShape& s) {
-  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16BackwardData(isa, s);
+  return (s.operands == OperandValues::BF16) == pairs && bf16HardwarePays<isa>() &&
+         blocked::acceptsBf16BackwardData(isa, s);
 }
 template <bool pairs, Isa isa = Isa::Amx>
 bool bf16BackwardWeight(const ConvShape& s) {
-  return (s.operands == OperandValues::BF16) == pairs && blocked::acceptsBf16BackwardWeight(isa, s);
+  return (s.operands == OperandValues::BF16) == pairs && bf16HardwarePays<isa>() &&
+         blocked::acceptsBf16BackwardWeight(isa, s);
 }
 
 constexpr ConvPass kF = ConvPass::Forward;
@@ -305,7 +320,8 @@ const ConvAlgorithm kAlgorithms[] = {
   {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
    bf16ForwardScratch<Isa::Amx>, bf16ForwardRun<Isa::Amx>, bf16ForwardBias<Isa::Amx>,
    wordsAreOperands, bf16ForwardWords<Isa::Amx>, nullptr, true},
-  {"bf16_conv_fwd_pointwise_m8n32_avx512bf16", kF, Isa::Avx512Bf16, pointwiseForward<true>,
+  {"bf16_conv_fwd_pointwise_m8n32_avx512bf16", kF, Isa::Avx512Bf16,
+   pointwiseForward<true, Isa::Avx512Bf16>,
    pointwise_bf16::forwardScratchBytes, pointwiseForwardRun<Isa::Avx512Bf16>,
    pointwiseForwardBias<Isa::Avx512Bf16>, wordsAreOperands,
    pointwiseForwardWords<Isa::Avx512Bf16>},
@@ -350,7 +366,7 @@ const ConvAlgorithm kAlgorithms[] = {
    bf16BackwardDataBias<Isa::Amx>, wordsAreOperands, bf16BackwardDataWords<Isa::Amx>, nullptr,
    true},
   {"bf16_conv_bwdd_pointwise_m8n32_avx512bf16", kD, Isa::Avx512Bf16,
-   pointwiseBackwardData<true>, pointwise_bf16::backwardDataScratchBytes,
+   pointwiseBackwardData<true, Isa::Avx512Bf16>, pointwise_bf16::backwardDataScratchBytes,
    pointwiseBackwardDataRun<Isa::Avx512Bf16>, pointwiseBackwardDataBias<Isa::Avx512Bf16>,
    wordsAreOperands, pointwiseBackwardDataWords<Isa::Avx512Bf16>},
   {"bf16_conv_bwdd_direct_nw16_avx512bf16", kD, Isa::Avx512Bf16,
@@ -389,7 +405,7 @@ const ConvAlgorithm kAlgorithms[] = {
    bf16BackwardWeightScratch<Isa::Amx>, bf16BackwardWeightRun<Isa::Amx>, nullptr,
    wordsAreOperands, nullptr, bf16BackwardWeightWords<Isa::Amx>, true},
   {"bf16_conv_bwdw_pointwise_m12n32_avx512bf16", kW, Isa::Avx512Bf16,
-   pointwise_bf16::acceptsBackwardWeight, pointwise_bf16::backwardWeightScratchBytes,
+   pointwiseBackwardWeight<Isa::Avx512Bf16>, pointwise_bf16::backwardWeightScratchBytes,
    pointwiseBackwardWeightRun<Isa::Avx512Bf16>, nullptr, wordsAreOperands, nullptr,
    pointwiseBackwardWeightWords<Isa::Avx512Bf16>},
   {"bf16_conv_bwdw_direct_nw16_avx512bf16", kW, Isa::Avx512Bf16,

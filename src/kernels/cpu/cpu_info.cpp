@@ -66,6 +66,12 @@ Isa probe() {
   return Isa::Amx;
 }
 
+bool amdCpu() {
+  const Registers leaf0 = cpuid(0, 0);
+  // "AuthenticAMD" in ebx, edx, ecx.
+  return leaf0.ebx == 0x68747541u && leaf0.edx == 0x69746e65u && leaf0.ecx == 0x444d4163u;
+}
+
 Isa fromEnvironment(Isa detected) {
   const char* value = std::getenv("ACLNN_CPU_ISA");
   Isa wanted = detected;
@@ -80,6 +86,7 @@ Isa startupIsa() {
 
 constexpr int kNoForce = -1;
 std::atomic<int> gForced{kNoForce};
+std::atomic<bool> gForcedBf16Dot{false};
 
 constexpr const char* kNames[] = {"scalar", "avx2", "avx512", "avx512_bf16", "amx"};
 
@@ -115,7 +122,21 @@ bool forceIsaForTesting(Isa isa) {
   return true;
 }
 
-void clearIsaForTesting() { gForced.store(kNoForce, std::memory_order_release); }
+void clearIsaForTesting() {
+  gForced.store(kNoForce, std::memory_order_release);
+  gForcedBf16Dot.store(false, std::memory_order_release);
+}
+
+bool bf16DotAtFmaRate() {
+  static const bool fast = detectedIsa() >= Isa::Avx512Bf16 && amdCpu();
+  return fast || gForcedBf16Dot.load(std::memory_order_acquire);
+}
+
+bool forceBf16DotForTesting() {
+  if (detectedIsa() < Isa::Avx512Bf16) return false;
+  gForcedBf16Dot.store(true, std::memory_order_release);
+  return true;
+}
 
 }  // namespace kernels
 }  // namespace aclcpu

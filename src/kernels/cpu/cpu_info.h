@@ -35,7 +35,19 @@ bool parseIsa(const char* name, Isa* isa);
 // change) when the CPU cannot run it. Plan and run a problem under the same
 // setting: the workspace size depends on the algorithm chosen.
 bool forceIsaForTesting(Isa isa);
+// Also ends forceBf16DotForTesting().
 void clearIsaForTesting();
+
+// True when the CPU issues VDPBF16PS (zmm) at its fp32 FMA instruction rate,
+// so that a bf16 dot product kernel computes at twice the fp32 kernels'
+// rate: AMD CPUs with AVX512-BF16 (Zen 4: measured 228 against 115
+// GFLOP/s per core). On the one Intel CPU with AVX512-BF16 and no AMX
+// measured (a Xeon VM), it ran at a quarter of the FMA rate, and the fp32
+// kernels stay faster there. Fixed by the CPU model, never by a timing.
+bool bf16DotAtFmaRate();
+// Makes bf16DotAtFmaRate() true on any CPU with AVX512-BF16, so that tests
+// run the VDPBF16PS kernels there; false (and no change) without it.
+bool forceBf16DotForTesting();
 
 }  // namespace kernels
 }  // namespace aclcpu
