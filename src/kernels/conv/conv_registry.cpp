@@ -232,10 +232,6 @@ bool pointwiseBackwardData(const ConvShape& s) {
          pointwise_bf16::acceptsBackwardData(s);
 }
 template <Isa isa>
-bool pointwiseBackwardWeight(const ConvShape& s) {
-  return bf16HardwarePays<isa>() && pointwise_bf16::acceptsBackwardWeight(s);
-}
-template <Isa isa>
 void pointwiseForwardRun(const ConvShape& s, const float* x, const float* w, float* y,
                          void* scratch) {
   pointwise_bf16::forward(isa, s, x, w, y, scratch, nullptr);
@@ -264,16 +260,6 @@ template <Isa isa>
 bool pointwiseBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
                                 const float* bias, uint16_t* dx, void* scratch) {
   return pointwise_bf16::backwardDataWords(isa, s, dy, w, dx, scratch, bias);
-}
-template <Isa isa>
-void pointwiseBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
-                                void* scratch) {
-  pointwise_bf16::backwardWeight(isa, s, x, dy, dw, scratch);
-}
-template <Isa isa>
-bool pointwiseBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy,
-                                  float* dw, void* scratch) {
-  return pointwise_bf16::backwardWeightWords(isa, s, x, dy, dw, scratch);
 }
 template <Isa isa>
 void blockedBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
@@ -396,18 +382,14 @@ const ConvAlgorithm kAlgorithms[] = {
    im2colBackwardData, im2colBackwardDataBias, nullptr, nullptr, nullptr, true},
 
   {"bf16_conv_bwdw_pointwise_m32n32_amx", kW, Isa::Amx, pointwise_bf16::acceptsBackwardWeight,
-   pointwise_bf16::backwardWeightScratchBytes, pointwiseBackwardWeightRun<Isa::Amx>, nullptr,
-   wordsAreOperands, nullptr, pointwiseBackwardWeightWords<Isa::Amx>},
+   pointwise_bf16::backwardWeightScratchBytes, pointwise_bf16::backwardWeight, nullptr,
+   wordsAreOperands, nullptr, pointwise_bf16::backwardWeightWords},
   {"bf16_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<true>,
    bf16BackwardWeightScratch<Isa::Amx>, bf16BackwardWeightRun<Isa::Amx>, nullptr,
    wordsAreOperands, nullptr, bf16BackwardWeightWords<Isa::Amx>},
   {"bf16x2_conv_bwdw_direct_nw16_amx", kW, Isa::Amx, bf16BackwardWeight<false>,
    bf16BackwardWeightScratch<Isa::Amx>, bf16BackwardWeightRun<Isa::Amx>, nullptr,
    wordsAreOperands, nullptr, bf16BackwardWeightWords<Isa::Amx>, true},
-  {"bf16_conv_bwdw_pointwise_m12n32_avx512bf16", kW, Isa::Avx512Bf16,
-   pointwiseBackwardWeight<Isa::Avx512Bf16>, pointwise_bf16::backwardWeightScratchBytes,
-   pointwiseBackwardWeightRun<Isa::Avx512Bf16>, nullptr, wordsAreOperands, nullptr,
-   pointwiseBackwardWeightWords<Isa::Avx512Bf16>},
   {"bf16_conv_bwdw_direct_nw16_avx512bf16", kW, Isa::Avx512Bf16,
    bf16BackwardWeight<true, Isa::Avx512Bf16>, bf16BackwardWeightScratch<Isa::Avx512Bf16>,
    bf16BackwardWeightRun<Isa::Avx512Bf16>, nullptr, wordsAreOperands, nullptr,

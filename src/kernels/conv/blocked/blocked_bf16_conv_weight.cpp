@@ -49,10 +49,13 @@ struct WeightPlan {
 
 uint64_t align64(uint64_t v) { return (v + 63) / 64 * 64; }
 
-bool planWeight(const ConvShape& s, WeightPlan* p) {
+bool planWeight(Isa isa, const ConvShape& s, WeightPlan* p) {
   if (s.operands == OperandValues::F32 || s.groups != 1) return false;
-  // Pointwise: a GEMM on the caller's memory is faster (blocked_bf16_conv.cpp).
-  if (conv_detail::describe(s).columnsAreInput) return false;
+  // Pointwise on AMX: a GEMM on the caller's memory is faster
+  // (pointwise_bf16/). With AVX512-BF16 the blocked pass measured faster
+  // than that GEMM's VDPBF16PS form (1x1 256->64 56x56 bf16 dW, 1 thread:
+  // 6.7 against 7.4 ms; 2 threads 3.7 against 4.8).
+  if (isa >= Isa::Amx && conv_detail::describe(s).columnsAreInput) return false;
   p->kind = s.operands == OperandValues::BF16 ? PairKind::Pairs : PairKind::HiLo;
   p->perPosition = p->kind == PairKind::Pairs ? 1 : 4;
   CheckedSizes c;
@@ -270,14 +273,14 @@ void runStaged(const Bf16Kernels& kernels, const WeightPlan& p, const ConvShape&
 
 }  // namespace
 
-bool acceptsBf16BackwardWeight(Isa, const ConvShape& shape) {
+bool acceptsBf16BackwardWeight(Isa isa, const ConvShape& shape) {
   WeightPlan p;
-  return planWeight(shape, &p);
+  return planWeight(isa, shape, &p);
 }
 
-uint64_t bf16BackwardWeightScratchBytes(Isa, const ConvShape& shape) {
+uint64_t bf16BackwardWeightScratchBytes(Isa isa, const ConvShape& shape) {
   WeightPlan p;
-  if (!planWeight(shape, &p)) return 0;
+  if (!planWeight(isa, shape, &p)) return 0;
   ConvShape f = shape;
   f.operands = OperandValues::F32;
   return std::max(p.bytes, fallbackFor(shape).scratchBytes(f));
@@ -286,7 +289,7 @@ uint64_t bf16BackwardWeightScratchBytes(Isa, const ConvShape& shape) {
 void bf16BackwardWeight(Isa isa, const ConvShape& s, const float* x, const float* dy, float* dw,
                         void* scratch) {
   WeightPlan p;
-  planWeight(s, &p);
+  planWeight(isa, s, &p);
   if (stage(p, s, x, dy, scratchRegion<uint16_t>(scratch, p.xOffset),
             scratchRegion<uint32_t>(scratch, p.dyOffset))) {
     runStaged(bf16KernelsFor(isa), p, s, dw, scratch);
@@ -300,7 +303,7 @@ void bf16BackwardWeight(Isa isa, const ConvShape& s, const float* x, const float
 bool bf16BackwardWeightWords(Isa isa, const ConvShape& s, const uint16_t* x, const uint16_t* dy,
                              float* dw, void* scratch) {
   WeightPlan p;
-  planWeight(s, &p);
+  planWeight(isa, s, &p);
   if (!stage(p, s, x, dy, scratchRegion<uint16_t>(scratch, p.xOffset),
              scratchRegion<uint32_t>(scratch, p.dyOffset)))
     return false;

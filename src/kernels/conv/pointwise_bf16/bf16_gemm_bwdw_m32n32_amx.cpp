@@ -15,15 +15,57 @@
 
 #include <immintrin.h>
 
-#include "kernels/conv/pointwise_bf16/bf16_panel_avx512_inl.h"
+#include "kernels/conv/blocked/bf16_words_avx512_inl.h"
+#include "kernels/conv/pointwise_bf16/bf16_pointwise_kernels.h"
+#include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace pointwise_bf16 {
+namespace {
+
+// 32 positions of one channel row from `at` (zero past `count`).
+inline __m512i rowWords(const uint16_t* words, const float* floats, int64_t at, int64_t count,
+                        __mmask32* unsafe) {
+  return blocked::rowWords32(words ? words + at : nullptr, words ? nullptr : floats + at, count,
+                             unsafe);
+}
+
+}  // namespace
 
 bool bf16_pointwise_bwdw_m32n32_amx(const Bf16PointwiseWeightJob& j) {
-  if (!packWeightPanel(j)) return false;
   const int64_t P = j.positions;
+  __mmask32 unsafe = 0;
+  // b tiles: for step s and input tile t, 16 rows (position pairs) of 16
+  // words (one per channel) at panel + (2 s + t) * 512.
+  for (int64_t s = 0; s < j.steps; ++s) {
+    const int64_t step = j.firstStep + s;
+    const int64_t image = step / j.stepsPerImage, p0 = step % j.stepsPerImage * 32;
+    const int64_t count = P - p0 < 32 ? P - p0 : 32;
+    for (int t = 0; t < 2; ++t) {
+      __m512 rows[16];
+      for (int r = 0; r < 16; ++r) {
+        const int64_t c = j.n0 + 16 * t + r;
+        rows[r] = c < j.n ? _mm512_castsi512_ps(rowWords(
+                                j.xWords, j.xFloats, (image * j.n + c) * P + p0, count, &unsafe))
+                          : _mm512_setzero_ps();
+      }
+      simd::transpose16x16(rows);
+      uint16_t* tile = j.panel + (2 * s + t) * 512;
+      for (int r = 0; r < 16; ++r)
+        _mm512_store_ps(reinterpret_cast<float*>(tile + r * 32), rows[r]);
+    }
+  }
+  if (j.checkDy) {
+    for (int64_t s = 0; s < j.steps; ++s) {
+      const int64_t step = j.firstStep + s;
+      const int64_t image = step / j.stepsPerImage, p0 = step % j.stepsPerImage * 32;
+      const int64_t count = P - p0 < 32 ? P - p0 : 32;
+      for (int64_t o = 0; o < j.m; ++o)
+        rowWords(j.dyWords, j.dyFloats, (image * j.m + o) * P + p0, count, &unsafe);
+    }
+  }
+  if (unsafe) return false;
   const bool twoN = j.n0 + 16 < j.n;
   const int64_t mTiles = (j.m + 15) / 16;
   alignas(64) uint16_t copy[2][16 * 32];  // a tiles that cannot be read in place
@@ -60,8 +102,8 @@ bool bf16_pointwise_bwdw_m32n32_amx(const Bf16PointwiseWeightJob& j) {
         __mmask32 ignored = 0;
         for (int r = 0; r < 16; ++r) {
           const __m512i w = o0 + r < j.m
-                                ? rowWordsAt(j.dyWords, j.dyFloats, (image * j.m + o0 + r) * P + p0,
-                                             count, &ignored)
+                                ? rowWords(j.dyWords, j.dyFloats, (image * j.m + o0 + r) * P + p0,
+                                           count, &ignored)
                                 : _mm512_setzero_si512();
           _mm512_store_si512(copy[h] + r * 32, w);
         }

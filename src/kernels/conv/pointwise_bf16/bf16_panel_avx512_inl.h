@@ -11,7 +11,6 @@
 #include "kernels/conv/blocked/bf16_words_avx512_inl.h"
 #include "kernels/conv/pointwise_bf16/bf16_pointwise_kernels.h"
 #include "kernels/simd/half_words_avx512.h"
-#include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -97,51 +96,6 @@ static inline void storeRow(const Bf16PointwiseJob& j, __m512 value, int64_t m, 
 static inline void storeTile(const Bf16PointwiseJob& j, const float* image, int64_t m0,
                              int64_t rows, int64_t p0, int64_t count) {
   for (int64_t r = 0; r < rows; ++r) storeRow(j, _mm512_load_ps(image + r * 16), m0 + r, p0, count);
-}
-
-// 32 positions of one channel row from `at` (zero past `count`).
-static inline __m512i rowWordsAt(const uint16_t* words, const float* floats, int64_t at,
-                                 int64_t count, __mmask32* unsafe) {
-  return blocked::rowWords32(words ? words + at : nullptr, words ? nullptr : floats + at, count,
-                             unsafe);
-}
-
-// The weight-gradient panel (Bf16PointwiseWeightJob): x transposed into
-// position-pair rows, for step s and input tile t 16 rows (position pairs)
-// of 16 words (one per channel) at panel + (2 s + t) * 512. False when x's
-// channels of the job (or, checkDy, dy) hold a bf16Unsafe value in its
-// steps.
-static inline bool packWeightPanel(const Bf16PointwiseWeightJob& j) {
-  const int64_t P = j.positions;
-  __mmask32 unsafe = 0;
-  for (int64_t s = 0; s < j.steps; ++s) {
-    const int64_t step = j.firstStep + s;
-    const int64_t image = step / j.stepsPerImage, p0 = step % j.stepsPerImage * 32;
-    const int64_t count = P - p0 < 32 ? P - p0 : 32;
-    for (int t = 0; t < 2; ++t) {
-      __m512 rows[16];
-      for (int r = 0; r < 16; ++r) {
-        const int64_t c = j.n0 + 16 * t + r;
-        rows[r] = c < j.n ? _mm512_castsi512_ps(rowWordsAt(
-                                j.xWords, j.xFloats, (image * j.n + c) * P + p0, count, &unsafe))
-                          : _mm512_setzero_ps();
-      }
-      simd::transpose16x16(rows);
-      uint16_t* tile = j.panel + (2 * s + t) * 512;
-      for (int r = 0; r < 16; ++r)
-        _mm512_store_ps(reinterpret_cast<float*>(tile + r * 32), rows[r]);
-    }
-  }
-  if (j.checkDy) {
-    for (int64_t s = 0; s < j.steps; ++s) {
-      const int64_t step = j.firstStep + s;
-      const int64_t image = step / j.stepsPerImage, p0 = step % j.stepsPerImage * 32;
-      const int64_t count = P - p0 < 32 ? P - p0 : 32;
-      for (int64_t o = 0; o < j.m; ++o)
-        rowWordsAt(j.dyWords, j.dyFloats, (image * j.m + o) * P + p0, count, &unsafe);
-    }
-  }
-  return unsafe == 0;
 }
 
 }  // namespace pointwise_bf16

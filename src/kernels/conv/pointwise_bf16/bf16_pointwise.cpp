@@ -197,8 +197,7 @@ const ConvAlgorithm& weightFallback(const ConvShape& s) {
 }
 
 template <typename In>
-bool runWeight(Isa isa, const ConvShape& s, const In* x, const In* dy, float* dw, void* scratch) {
-  const bool amx = isa >= Isa::Amx;
+bool runWeight(const ConvShape& s, const In* x, const In* dy, float* dw, void* scratch) {
   WeightPlan p;
   planWeight(s, &p);
   float* partial = static_cast<float*>(scratch);
@@ -206,7 +205,7 @@ bool runWeight(Isa isa, const ConvShape& s, const In* x, const In* dy, float* dw
   const int64_t chunkFloats = p.mPad * p.nPad;
   std::atomic<bool> unsafe{false};
   parallelFor(p.chunks * nPairs, [&](int64_t begin, int64_t end) {
-    if (amx) blocked::configureBf16Tiles_amx();
+    blocked::configureBf16Tiles_amx();
     alignas(64) uint16_t panel[kMaxBlockSteps * 2 * 512];
     for (int64_t item = begin; item < end; ++item) {
       const int64_t chunk = item / nPairs, pair = item % nPairs;
@@ -232,8 +231,7 @@ bool runWeight(Isa isa, const ConvShape& s, const In* x, const In* dy, float* dw
         job.firstStep = step;
         job.steps = std::min(kMaxBlockSteps, last - step);
         job.accumulate = step > first;
-        if (!(amx ? bf16_pointwise_bwdw_m32n32_amx(job)
-                  : bf16_pointwise_bwdw_m12n32_avx512bf16(job))) {
+        if (!bf16_pointwise_bwdw_m32n32_amx(job)) {
           unsafe.store(true, std::memory_order_relaxed);
           return;
         }
@@ -265,15 +263,15 @@ uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
   const ConvShape f = asFp32(shape);
   return std::max(p.partialBytes, weightFallback(shape).scratchBytes(f));
 }
-void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
+void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch) {
-  if (runWeight(isa, shape, x, dy, dw, scratch)) return;
+  if (runWeight(shape, x, dy, dw, scratch)) return;
   const ConvShape f = asFp32(shape);
   runConvAlgorithm(weightFallback(shape), f, x, dy, nullptr, dw, scratch);
 }
-bool backwardWeightWords(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
-                         float* dw, void* scratch) {
-  return runWeight(isa, shape, x, dy, dw, scratch);
+bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch) {
+  return runWeight(shape, x, dy, dw, scratch);
 }
 
 bool acceptsForward(const ConvShape& shape) {

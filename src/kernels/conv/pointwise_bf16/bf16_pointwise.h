@@ -3,7 +3,8 @@
 // AMX: forward and backward data for bf16 operands, and for fp16 (and HF32)
 // operands as exact bf16 hi + lo splits (four products per multiply); the
 // weight gradient for bf16 operands. With AVX512-BF16 (`isa` below Amx):
-// the three passes for bf16 operands. Per image a GEMM of
+// forward and backward data for bf16 operands (the blocked weight
+// gradient measured faster there: blocked_bf16_conv_weight.cpp). Per image a GEMM of
 // the weights with the caller's NC[D]HW activations as they lie, channels
 // the reduction and positions the columns, so that neither the input nor
 // the output is restaged (the blocked AMX pass stages both, and transposes
@@ -36,10 +37,10 @@ void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float*
 // dw = the sum over images and positions of dy x^T, reduced in a fixed
 // number of position chunks (a function of the shape) whose partial sums
 // are added in order: the bits do not depend on the thread count.
-void backwardWeight(Isa isa, const ConvShape& shape, const float* x, const float* dy, float* dw,
+void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
                     void* scratch);
-bool backwardWeightWords(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
-                         float* dw, void* scratch);
+bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch);
 // On the caller's dense bf16 (fp16 operands: half) tensors, each result
 // (+ bias) rounded to that type once; false when a value is bf16Unsafe (the
 // output is then incomplete).

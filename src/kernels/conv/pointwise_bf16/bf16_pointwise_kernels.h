@@ -80,8 +80,6 @@ struct Bf16PointwiseWeightJob {
 };
 constexpr int64_t kMaxBlockSteps = 32;
 bool bf16_pointwise_bwdw_m32n32_amx(const Bf16PointwiseWeightJob& job);
-// The same with AVX512-BF16.
-bool bf16_pointwise_bwdw_m12n32_avx512bf16(const Bf16PointwiseWeightJob& job);
 
 }  // namespace pointwise_bf16
 }  // namespace kernels
