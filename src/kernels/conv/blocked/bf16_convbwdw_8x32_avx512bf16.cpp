@@ -1,11 +1,12 @@
 // The AVX512-BF16 weight-gradient micro-kernel: the AMX weight kernel's job
-// (blocked_bf16_kernels.h) on vector registers. Each 16-row input block
-// runs as two halves of 8 input channels x up to 2 output blocks (16
-// accumulators): a K word of an x row (two positions of one channel) is
-// broadcast and met by VDPBF16PS with the dy pair row of the same word
-// (16 output channels, the same two positions). Only called after a cpuid
-// check. A single output block takes all 16 rows at once. Keep this file free of library templates
-// (see f32_conv_rows_nb16_avx512.cpp).
+// (blocked_bf16_kernels.h) on vector registers. A K word of an x row (two
+// positions of one input channel) is broadcast and met by VDPBF16PS with
+// the dy pair row of the same word (16 output channels, the same two
+// positions). Register tiles of 8 input channels x 2 output blocks, or 16 x
+// 1 for a single output block: 16 accumulators either way (measured on
+// Zen 4, none faster: 11 x 2 tiles, 16 x 1 per output block, the word as
+// an embedded broadcast). Only called after a cpuid check. Keep this file free of library templates (see
+// f32_conv_rows_nb16_avx512.cpp).
 
 #include <immintrin.h>
 
