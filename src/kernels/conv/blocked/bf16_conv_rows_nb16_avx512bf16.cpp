@@ -14,24 +14,14 @@
 
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
 #include "kernels/simd/dpbf16_avx512bf16.h"
+#include "kernels/simd/reduction_unroll.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
 namespace {
 
-// Sanitizer builds unroll less (see f32_conv_rows_nb16_avx512.cpp).
-#if defined(__SANITIZE_ADDRESS__)  // GCC
-constexpr int kWordUnroll = 4;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)  // clang
-constexpr int kWordUnroll = 4;
-#else
-constexpr int kWordUnroll = 16;
-#endif
-#else
-constexpr int kWordUnroll = 16;
-#endif
+constexpr int kWordUnroll = simd::kReductionUnroll;
 
 using TileFn = void (*)(const Bf16RowJob& j, int64_t t0);
 

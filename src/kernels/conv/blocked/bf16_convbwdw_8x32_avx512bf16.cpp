@@ -5,31 +5,22 @@
 // positions). Register tiles of 8 input channels x 2 output blocks, or 16 x
 // 1 for a single output block: 16 accumulators either way (measured on
 // Zen 4, none faster: 11 x 2 tiles, 16 x 1 per output block, the word as
-// an embedded broadcast). Only called after a cpuid check. Keep this file free of library templates (see
-// f32_conv_rows_nb16_avx512.cpp).
+// an embedded broadcast). Only called after a cpuid check. Keep this file
+// free of library templates (see f32_conv_rows_nb16_avx512.cpp).
 
 #include <immintrin.h>
 
 #include <cstring>
 
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/simd/reduction_unroll.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)  // GCC
-constexpr int kWordUnroll = 4;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)  // clang
-constexpr int kWordUnroll = 4;
-#else
-constexpr int kWordUnroll = 16;
-#endif
-#else
-constexpr int kWordUnroll = 16;
-#endif
+constexpr int kWordUnroll = simd::kReductionUnroll;
 
 // Rows [i0, i0 + kRows) of input block `a` against OC output blocks: 16
 // accumulators either way.

@@ -1,10 +1,10 @@
-// Driver of the bf16 weight gradient on AMX or AVX512-BF16 (no groups). x is staged split
-// by stride residue (blocked_bf16_kernels.h), so every tap reads one residue
-// volume at unit stride. The reduction runs over flat positions
-// p = (od * Hr + oh) * Wr + ow of a residue volume's grid, so that every tap
-// is one constant offset into the staged x and a K step of 32 entries never
-// needs a boundary test: positions where oh or ow is past gradOutput's
-// extent have dy = 0.
+// Driver of the bf16 weight gradient on AMX or AVX512-BF16 (no groups). x
+// is staged split by stride residue (blocked_bf16_kernels.h), so every tap
+// reads one residue volume at unit stride. The reduction runs over flat
+// positions p = (od * Hr + oh) * Wr + ow of a residue volume's grid, so
+// that every tap is one constant offset into the staged x and a K step of
+// 32 entries never needs a boundary test: positions where oh or ow is past
+// gradOutput's extent have dy = 0.
 // The K steps of the whole batch are cut into a shape-only number of chunks;
 // each chunk's partial sums are combined in chunk order, so results never
 // depend on the thread count.

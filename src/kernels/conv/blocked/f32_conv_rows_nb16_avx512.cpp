@@ -18,25 +18,15 @@
 
 #include "kernels/conv/blocked/blocked_kernels.h"
 #include "kernels/conv/blocked/group_broadcast_avx512_inl.h"
+#include "kernels/simd/reduction_unroll.h"
 
-// Sanitizer builds unroll the channel loops less: fully unrolled, these ~180
-// instantiations take most of an hour to instrument.
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)  // GCC
-constexpr int kChannelUnroll = 4;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)  // clang
-constexpr int kChannelUnroll = 4;
-#else
-constexpr int kChannelUnroll = 16;
-#endif
-#else
-constexpr int kChannelUnroll = 16;
-#endif
+// Sanitizer builds unroll the channel loops less (~180 instantiations).
+constexpr int kChannelUnroll = simd::kReductionUnroll;
 
 // accumulate: add to the partial sums already in out (a later slice of the
 // taps) instead of starting from zero.
