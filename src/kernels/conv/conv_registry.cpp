@@ -5,6 +5,7 @@
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
 #include "kernels/conv/few_channels/few_channels_conv.h"
+#include "kernels/conv/grouped_plane/gconv_plane.h"
 #include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
 #include "kernels/conv/pointwise_bf16/bf16_pointwise.h"
 #include "kernels/conv/small_group/conv_direct.h"
@@ -97,6 +98,43 @@ bool planeBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float*
 bool planeBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
                               void*) {
   depthwise_plane::backwardWeightWords(s, x, dy, dw);
+  return true;
+}
+
+void groupPlaneForward(const ConvShape& s, const float* x, const float* w, float* y,
+                       void* scratch) {
+  grouped_plane::forward(s, x, w, nullptr, y, scratch);
+}
+void groupPlaneForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                           float* y, void* scratch) {
+  grouped_plane::forward(s, x, w, bias, y, scratch);
+}
+void groupPlaneBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx,
+                            void* scratch) {
+  grouped_plane::backwardData(s, dy, w, nullptr, dx, scratch);
+}
+void groupPlaneBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
+                                const float* bias, float* dx, void* scratch) {
+  grouped_plane::backwardData(s, dy, w, bias, dx, scratch);
+}
+void groupPlaneBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+                              void* scratch) {
+  grouped_plane::backwardWeight(s, x, dy, dw, scratch);
+}
+// Exact products, as for the depthwise planes: any value.
+bool groupPlaneForwardWords(const ConvShape& s, const uint16_t* x, const float* w,
+                            const float* bias, uint16_t* y, void* scratch) {
+  grouped_plane::forwardWords(s, x, w, bias, y, scratch);
+  return true;
+}
+bool groupPlaneBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
+                                 const float* bias, uint16_t* dx, void* scratch) {
+  grouped_plane::backwardDataWords(s, dy, w, bias, dx, scratch);
+  return true;
+}
+bool groupPlaneBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy,
+                                   float* dw, void* scratch) {
+  grouped_plane::backwardWeightWords(s, x, dy, dw, scratch);
   return true;
 }
 
@@ -318,6 +356,9 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_dwconv_fwd_plane_w16_avx512", kF, Isa::Avx512, depthwise_plane::acceptsForward,
    noScratch, planeForwardRun, planeForwardBias, wordsAreOperands, planeForwardWords, nullptr,
    true},
+  {"f32_gconv_fwd_plane_w16_avx512", kF, Isa::Avx512, grouped_plane::acceptsForward,
+   grouped_plane::correlationScratchBytes, groupPlaneForward, groupPlaneForwardBias,
+   wordsAreOperands, groupPlaneForwardWords, nullptr, true},
   {"f32_conv_fwd_few_channels_c6w64_avx512", kF, Isa::Avx512, few_channels::acceptsForward,
    few_channels::forwardScratchBytes, fewChannelForward, fewChannelForwardBias, nullptr, nullptr,
    nullptr, true},
@@ -362,6 +403,9 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_dwconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, depthwise_plane::acceptsBackwardData,
    noScratch, planeBackwardDataRun, planeBackwardDataBias, wordsAreOperands, planeBackwardDataWords,
    nullptr, true},
+  {"f32_gconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, grouped_plane::acceptsBackwardData,
+   grouped_plane::correlationScratchBytes, groupPlaneBackwardData, groupPlaneBackwardDataBias,
+   wordsAreOperands, groupPlaneBackwardDataWords, nullptr, true},
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords, nullptr,
@@ -397,6 +441,9 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_dwconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, depthwise_plane::acceptsBackwardWeight,
    noScratch, planeBackwardWeightRun, nullptr, wordsAreOperands, nullptr, planeBackwardWeightWords,
    true},
+  {"f32_gconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, grouped_plane::acceptsBackwardWeight,
+   grouped_plane::backwardWeightScratchBytes, groupPlaneBackwardWeight, nullptr,
+   wordsAreOperands, nullptr, groupPlaneBackwardWeightWords, true},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>, nullptr, wordsAreOperands, nullptr,

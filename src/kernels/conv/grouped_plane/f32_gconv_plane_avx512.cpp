@@ -1,0 +1,310 @@
+// AVX-512 kernels of the grouped plane convolution: register tiles of up to
+// 8 dst channels x 3 vectors (24 accumulators) for the correlation, 4 dy
+// channels x 4 x channels for the weight gradient; each src vector is one
+// masked load, each weight one broadcast. Only called after a cpuid check;
+// free of library templates for the reason given in
+// f32_dwconv_plane_avx512.cpp.
+
+// GCC 12 reports its own undefined vectors inside the masked intrinsics as
+// uninitialised; the lanes they leave undefined are always masked off.
+#if !defined(__clang__)  // a GCC-only warning group
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+#include <immintrin.h>
+
+#include "kernels/conv/blocked/element_loads_avx512_inl.h"
+#include "kernels/conv/grouped_plane/gconv_plane.h"
+#include "kernels/simd/half_words_avx512.h"
+#include "kernels/simd/lane_masks_avx512.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace grouped_plane {
+namespace {
+
+// The element kinds: Load reads 16 values as fp32, store writes the lanes
+// of a mask, rounded to the kind once.
+struct F32Kind {
+  using Load = blocked::F32Elements;
+  static void store(float* p, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(p, m, v); }
+};
+struct Hf32Kind {
+  using Load = blocked::Hf32Elements;
+  static void store(float* p, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(p, m, v); }
+};
+struct Bf16Kind {
+  using Load = blocked::Bf16Elements;
+  static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeBf16(p, m, v); }
+};
+struct F16Kind {
+  using Load = blocked::F16Elements;
+  static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeF16(p, m, v); }
+};
+
+// The src address of vector k at tap t: the plane's start when no lane
+// reads (no address outside the caller's tensor is formed then).
+template <typename E>
+inline const E* tapSource(const E* plane, const PlaneVectors& b, int64_t t, int64_t k) {
+  return b.masks[t * b.padded + k] ? plane + b.srcBase[k] + b.tapOffset[t] : plane;
+}
+
+template <int OT, int NV, typename K, typename E>
+void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
+  const PlaneVectors& b = *j.vectors;
+  const E* src = static_cast<const E*>(j.src);
+  E* dst = static_cast<E*>(j.dst);
+  const int64_t S = j.srcChannels, D = j.dstChannels;
+  const int64_t srcPlane = j.map.srcH * j.map.srcW, dstPlane = j.map.dstH * j.map.dstW;
+  const int64_t taps = j.map.kh * j.map.kw;
+  __m512 acc[OT][NV];
+#pragma GCC unroll 8
+  for (int o = 0; o < OT; ++o)
+#pragma GCC unroll 12
+    for (int v = 0; v < NV; ++v) acc[o][v] = _mm512_setzero_ps();
+  for (int64_t t = 0; t < taps; ++t) {
+    const E* p[NV];
+    __mmask16 mk[NV];
+#pragma GCC unroll 12
+    for (int v = 0; v < NV; ++v) {
+      mk[v] = b.masks[t * b.padded + k0 + v];
+      p[v] = tapSource(src, b, t, k0 + v);
+    }
+    const float* w = j.weights + t * S * D + d0;
+    for (int64_t s = 0; s < S; ++s) {
+      __m512 x[NV];
+#pragma GCC unroll 12
+      for (int v = 0; v < NV; ++v) x[v] = K::Load::load(p[v] + s * srcPlane, mk[v]);
+#pragma GCC unroll 8
+      for (int o = 0; o < OT; ++o) {
+        const __m512 wb = _mm512_set1_ps(w[s * D + o]);
+#pragma GCC unroll 12
+        for (int v = 0; v < NV; ++v) acc[o][v] = _mm512_fmadd_ps(x[v], wb, acc[o][v]);
+      }
+    }
+  }
+#pragma GCC unroll 8
+  for (int o = 0; o < OT; ++o) {
+    const __m512 bias = _mm512_set1_ps(j.bias ? j.bias[d0 + o] : 0.0f);
+#pragma GCC unroll 12
+    for (int v = 0; v < NV; ++v) {
+      if (!b.valid[k0 + v]) continue;
+      const __m512 r = j.bias ? _mm512_add_ps(acc[o][v], bias) : acc[o][v];
+      K::store(dst + (d0 + o) * dstPlane + b.dstBase[k0 + v], b.valid[k0 + v], r);
+    }
+  }
+}
+
+// Tiles of 8, 4, 2 and 1 channels, each over as many vectors as its
+// accumulators allow.
+template <int OT, int NV, typename K, typename E>
+void correlateTiles(const GroupCorrelation& j, int64_t v0, int64_t v1, int64_t d0) {
+  static_assert(kBlockVectors % NV == 0, "tiles stay inside the padded table");
+  for (int64_t k0 = v0; k0 < v1; k0 += NV) correlateTile<OT, NV, K, E>(j, k0, d0);
+}
+
+template <typename K, typename E>
+void correlate(const GroupCorrelation& j) {
+  for (int64_t d0 = 0; d0 < j.dstChannels;) {
+    const int64_t left = j.dstChannels - d0;
+    if (left >= 8) {
+      correlateTiles<8, 3, K, E>(j, j.v0, j.v1, d0);
+      d0 += 8;
+    } else if (left >= 4) {
+      correlateTiles<4, 6, K, E>(j, j.v0, j.v1, d0);
+      d0 += 4;
+    } else if (left >= 2) {
+      correlateTiles<2, 6, K, E>(j, j.v0, j.v1, d0);
+      d0 += 2;
+    } else {
+      correlateTiles<1, 12, K, E>(j, j.v0, j.v1, d0);
+      d0 += 1;
+    }
+  }
+}
+
+// acc[t][s0 .. s0 + ST)[d0 .. d0 + OT) over vectors [v0, v1) of one image,
+// in order.
+template <int OT, int ST, typename K, typename E>
+void weightTile(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, int64_t v1,
+                int64_t d0, int64_t s0, int64_t t) {
+  const PlaneVectors& b = *j.vectors;
+  const int64_t S = j.xChannels;
+  const int64_t srcPlane = j.map.srcH * j.map.srcW, dstPlane = j.map.dstH * j.map.dstW;
+  float* acc = j.acc + ((t * S + s0) * j.dCount + d0) * kLanes;
+  __m512 a[OT][ST];
+#pragma GCC unroll 4
+  for (int s = 0; s < ST; ++s)
+#pragma GCC unroll 4
+    for (int o = 0; o < OT; ++o) a[o][s] = _mm512_loadu_ps(acc + (s * j.dCount + o) * kLanes);
+  const E* dyTile = dy + d0 * dstPlane;
+  const E* xTile = x + s0 * srcPlane;
+  for (int64_t k = v0; k < v1; ++k) {
+    const __mmask16 valid = b.valid[k], mk = b.masks[t * b.padded + k];
+    __m512 d[OT];
+    const E* dp = dyTile + b.dstBase[k];
+#pragma GCC unroll 4
+    for (int o = 0; o < OT; ++o) d[o] = K::Load::load(dp + o * dstPlane, valid);
+    const E* p = tapSource(xTile, b, t, k);
+#pragma GCC unroll 4
+    for (int s = 0; s < ST; ++s) {
+      const __m512 xv = K::Load::load(p + s * srcPlane, mk);
+#pragma GCC unroll 4
+      for (int o = 0; o < OT; ++o) a[o][s] = _mm512_fmadd_ps(xv, d[o], a[o][s]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int s = 0; s < ST; ++s)
+#pragma GCC unroll 4
+    for (int o = 0; o < OT; ++o) _mm512_storeu_ps(acc + (s * j.dCount + o) * kLanes, a[o][s]);
+}
+
+// Every (x channel, tap) of dy channels [d0, d0 + OT): x channels in tiles of
+// 4, the rest in one tile of 3, 2 or 1.
+template <int OT, typename K, typename E>
+void weightTiles(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, int64_t v1,
+                 int64_t d0) {
+  const int64_t S = j.xChannels, taps = j.map.kh * j.map.kw;
+  for (int64_t s0 = 0; s0 < S;) {
+    const int64_t st = S - s0 < 4 ? S - s0 : 4;
+    for (int64_t t = 0; t < taps; ++t) {
+      switch (st) {
+        case 4:
+          weightTile<OT, 4, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          break;
+        case 3:
+          weightTile<OT, 3, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          break;
+        case 2:
+          weightTile<OT, 2, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          break;
+        default:
+          weightTile<OT, 1, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          break;
+      }
+    }
+    s0 += st;
+  }
+}
+
+// Blocks of vectors, then images: a block's data of one image stays in
+// cache for all its tiles (kWeightBlockVectors: 8 channels of 48 vectors
+// are 24 KB).
+template <typename K, typename E>
+void weightGrad(const GroupWeightGrad& j) {
+  for (int64_t v0 = j.v0; v0 < j.v1; v0 += kWeightBlockVectors) {
+    const int64_t v1 = j.v1 - v0 < kWeightBlockVectors ? j.v1 : v0 + kWeightBlockVectors;
+    for (int64_t n = 0; n < j.images; ++n) {
+      const E* x = static_cast<const E*>(j.x) + n * j.xImage;
+      const E* dy = static_cast<const E*>(j.dy) + n * j.dyImage;
+      for (int64_t d0 = 0; d0 < j.dCount;) {
+        const int64_t left = j.dCount - d0;
+        if (left >= 4) {
+          weightTiles<4, K, E>(j, x, dy, v0, v1, d0);
+          d0 += 4;
+        } else if (left >= 2) {
+          weightTiles<2, K, E>(j, x, dy, v0, v1, d0);
+          d0 += 2;
+        } else {
+          weightTiles<1, K, E>(j, x, dy, v0, v1, d0);
+          d0 += 1;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void f32_gconv_describe_plane_avx512(const PlaneMap& m, PlaneVectors* b) {
+  const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i dstW = _mm512_set1_epi32(static_cast<int>(m.dstW));
+  const __m512i one = _mm512_set1_epi32(1);
+  const __m512i srcH = _mm512_set1_epi32(static_cast<int>(m.srcH));
+  const __m512i srcW = _mm512_set1_epi32(static_cast<int>(m.srcW));
+  const int64_t taps = m.kh * m.kw;
+  for (int64_t t = 0; t < taps; ++t) {
+    const int64_t dr = (t / m.kw) * m.dilH - m.padH, dc = (t % m.kw) * m.dilW - m.padW;
+    b->tapOffset[t] = dr * m.srcW + dc;
+  }
+  for (int64_t k = 0; k < b->padded; ++k) {
+    if (k >= b->count) {
+      b->srcBase[k] = b->dstBase[k] = 0;
+      b->valid[k] = 0;
+      for (int64_t t = 0; t < taps; ++t) b->masks[t * b->padded + k] = 0;
+      continue;
+    }
+    int64_t r0 = 0, c0 = 0, lanes = 0;
+    if (m.acrossRows()) {
+      const int64_t q0 = k * kLanes;
+      r0 = q0 / m.dstW;
+      c0 = q0 % m.dstW;
+      lanes = m.dstH * m.dstW - q0;
+    } else {
+      r0 = k / m.vectorsPerRow();
+      c0 = (k % m.vectorsPerRow()) * kLanes;
+      lanes = m.dstW - c0;
+    }
+    __m512i r = _mm512_set1_epi32(static_cast<int>(r0));
+    __m512i c = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(c0)), iota);
+    if (m.acrossRows()) {
+      // Lanes past the row's end continue on the next rows.
+      for (__mmask16 wrap = _mm512_cmpge_epi32_mask(c, dstW); wrap;
+           wrap = _mm512_cmpge_epi32_mask(c, dstW)) {
+        c = _mm512_mask_sub_epi32(c, wrap, c, dstW);
+        r = _mm512_mask_add_epi32(r, wrap, r, one);
+      }
+    }
+    const __mmask16 valid = simd::firstLanes(lanes);
+    b->valid[k] = valid;
+    b->srcBase[k] = r0 * m.srcW + c0;
+    b->dstBase[k] = r0 * m.dstW + c0;
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t dr = (t / m.kw) * m.dilH - m.padH, dc = (t % m.kw) * m.dilW - m.padW;
+      const __mmask16 inRows = _mm512_cmplt_epu32_mask(
+          _mm512_add_epi32(r, _mm512_set1_epi32(static_cast<int>(dr))), srcH);
+      const __mmask16 inCols = _mm512_cmplt_epu32_mask(
+          _mm512_add_epi32(c, _mm512_set1_epi32(static_cast<int>(dc))), srcW);
+      b->masks[t * b->padded + k] = static_cast<uint16_t>(valid & inRows & inCols);
+    }
+  }
+}
+
+void f32_gconv_plane_correlate_avx512(const GroupCorrelation& j) {
+  switch (j.kind) {
+    case Elements::F32:
+      correlate<F32Kind, float>(j);
+      break;
+    case Elements::Hf32:
+      correlate<Hf32Kind, float>(j);
+      break;
+    case Elements::Bf16:
+      correlate<Bf16Kind, uint16_t>(j);
+      break;
+    case Elements::F16:
+      correlate<F16Kind, uint16_t>(j);
+      break;
+  }
+}
+
+void f32_gconv_plane_weight_avx512(const GroupWeightGrad& j) {
+  switch (j.kind) {
+    case Elements::F32:
+      weightGrad<F32Kind, float>(j);
+      break;
+    case Elements::Hf32:
+      weightGrad<Hf32Kind, float>(j);
+      break;
+    case Elements::Bf16:
+      weightGrad<Bf16Kind, uint16_t>(j);
+      break;
+    case Elements::F16:
+      weightGrad<F16Kind, uint16_t>(j);
+      break;
+  }
+}
+
+}  // namespace grouped_plane
+}  // namespace kernels
+}  // namespace aclcpu

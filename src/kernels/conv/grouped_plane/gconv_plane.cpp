@@ -1,0 +1,259 @@
+#include "kernels/conv/grouped_plane/gconv_plane.h"
+
+#include "common/thread_pool.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace grouped_plane {
+namespace {
+
+// The lane arithmetic of the masks is 32-bit: extents, dilations and pads
+// well inside it.
+constexpr int64_t kMaxExtent = int64_t{1} << 28;
+
+int64_t srcChannelsOf(const ConvShape& s) { return s.inChannels / s.groups; }
+int64_t dstChannelsOf(const ConvShape& s) { return s.outChannels / s.groups; }
+int64_t tapsOf(const ConvShape& s) { return s.kernel[1] * s.kernel[2]; }
+
+// Grouped 1D/2D (depth trivial), unit strides, few channels per group.
+bool planeShape(const ConvShape& s) {
+  if (s.groups <= 1 || s.inChannels % s.groups != 0 || s.outChannels % s.groups != 0) return false;
+  if (srcChannelsOf(s) > kMaxGroupChannels || dstChannelsOf(s) > kMaxGroupChannels) return false;
+  if (s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0) return false;
+  if (s.stride[1] != 1 || s.stride[2] != 1) return false;
+  for (int d = 1; d < 3; ++d) {
+    if (s.in[d] <= 0 || s.out[d] <= 0 || s.kernel[d] <= 0) return false;
+    if (s.in[d] >= kMaxExtent || s.out[d] >= kMaxExtent) return false;
+    if (s.dilation[d] <= 0 || (s.kernel[d] - 1) * s.dilation[d] >= kMaxExtent) return false;
+    if (s.padBefore[d] < 0 || s.padBefore[d] >= kMaxExtent) return false;
+  }
+  return tapsOf(s) <= kMaxTaps && s.in[1] * s.in[2] < kMaxExtent &&
+         s.out[1] * s.out[2] < kMaxExtent;
+}
+
+// The forward's (and the weight gradient's) map from y positions into x.
+PlaneMap forwardMap(const ConvShape& s) {
+  PlaneMap m;
+  m.srcH = s.in[1];
+  m.srcW = s.in[2];
+  m.dstH = s.out[1];
+  m.dstW = s.out[2];
+  m.dilH = s.dilation[1];
+  m.dilW = s.dilation[2];
+  m.padH = s.padBefore[1];
+  m.padW = s.padBefore[2];
+  m.kh = s.kernel[1];
+  m.kw = s.kernel[2];
+  return m;
+}
+
+// dx is the correlation of dy with the flipped kernel, padded by
+// (k - 1) * dilation - pad.
+PlaneMap dataGradientMap(const ConvShape& s) {
+  PlaneMap m = forwardMap(s);
+  m.srcH = s.out[1];
+  m.srcW = s.out[2];
+  m.dstH = s.in[1];
+  m.dstW = s.in[2];
+  m.padH = (s.kernel[1] - 1) * s.dilation[1] - s.padBefore[1];
+  m.padW = (s.kernel[2] - 1) * s.dilation[2] - s.padBefore[2];
+  return m;
+}
+
+uint64_t alignUp(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+// The table of the pass's dst vectors, described once at `memory`.
+PlaneVectors describedPlane(const PlaneMap& m, void* memory) {
+  PlaneVectors v = placePlaneVectors(m, memory);
+  f32_gconv_describe_plane_avx512(m, &v);
+  return v;
+}
+
+Elements fp32Kind(const ConvShape& s) {
+  return s.inputRounding == Rounding::HF32 ? Elements::Hf32 : Elements::F32;
+}
+Elements wordsKind(const ConvShape& s) {
+  return s.io == ElementType::F16 ? Elements::F16 : Elements::Bf16;
+}
+
+uint64_t packedWeightBytes(const ConvShape& s) {
+  return static_cast<uint64_t>(s.groups * tapsOf(s) * srcChannelsOf(s) * dstChannelsOf(s)) *
+         sizeof(float);
+}
+uint64_t partialSumBytes(const ConvShape& s) { return packedWeightBytes(s) * kLanes; }
+
+// packed[g][t][src channel][dst channel] from w [O][S][taps]: the forward's
+// (src x, dst y) or, flipped, the data gradient's (src dy, dst dx).
+void packWeights(const ConvShape& s, const float* w, bool dataGradient, float* packed) {
+  const int64_t G = s.groups, S = srcChannelsOf(s), D = dstChannelsOf(s), taps = tapsOf(s);
+  for (int64_t g = 0; g < G; ++g) {
+    float* pg = packed + g * taps * S * D;
+    for (int64_t d = 0; d < D; ++d) {
+      for (int64_t c = 0; c < S; ++c) {
+        const float* wk = w + ((g * D + d) * S + c) * taps;
+        for (int64_t t = 0; t < taps; ++t) {
+          if (dataGradient)
+            pg[((taps - 1 - t) * D + d) * S + c] = wk[t];
+          else
+            pg[(t * S + c) * D + d] = wk[t];
+        }
+      }
+    }
+  }
+}
+
+// Work items: (image, group, block of dst vectors), each writing its own
+// outputs.
+template <typename Src, typename Dst>
+void runCorrelation(const ConvShape& s, bool dataGradient, Elements kind, const Src* src,
+                    const float* w, const float* bias, Dst* dst, void* scratch) {
+  const int64_t G = s.groups;
+  const int64_t srcChannels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
+  const int64_t dstChannels = dataGradient ? srcChannelsOf(s) : dstChannelsOf(s);
+  const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
+  auto* packed = static_cast<float*>(scratch);
+  packWeights(s, w, dataGradient, packed);
+  const PlaneVectors table =
+      describedPlane(m, static_cast<char*>(scratch) + alignUp(packedWeightBytes(s)));
+  const int64_t srcPlane = m.srcH * m.srcW, dstPlane = m.dstH * m.dstW;
+  const int64_t vectors = m.vectors();
+  const int64_t blocks = (vectors + kBlockVectors - 1) / kBlockVectors;
+  const int64_t groupWeights = tapsOf(s) * srcChannels * dstChannels;
+  parallelFor(s.batch * G * blocks, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t block = item % blocks, ng = item / blocks;
+      const int64_t n = ng / G, g = ng % G;
+      GroupCorrelation j;
+      j.map = m;
+      j.vectors = &table;
+      j.kind = kind;
+      j.src = src + (n * G + g) * srcChannels * srcPlane;
+      j.srcChannels = srcChannels;
+      j.dst = dst + (n * G + g) * dstChannels * dstPlane;
+      j.dstChannels = dstChannels;
+      j.weights = packed + g * groupWeights;
+      j.bias = bias ? bias + g * dstChannels : nullptr;
+      j.v0 = block * kBlockVectors;
+      j.v1 = j.v0 + kBlockVectors < vectors ? j.v0 + kBlockVectors : vectors;
+      f32_gconv_plane_correlate_avx512(j);
+    }
+  });
+}
+
+// Work items: (group, run of up to 8 dw channels), each summing its images
+// in order into its own partial sums, whatever thread takes it, so the sums
+// never depend on the thread count.
+template <typename E>
+void runBackwardWeight(const ConvShape& s, Elements kind, const E* x, const E* dy, float* dw,
+                       void* scratch) {
+  constexpr int64_t kRun = 8;
+  const int64_t G = s.groups, S = srcChannelsOf(s), D = dstChannelsOf(s), taps = tapsOf(s);
+  const PlaneMap m = forwardMap(s);
+  const int64_t srcPlane = m.srcH * m.srcW, dstPlane = m.dstH * m.dstW;
+  const int64_t runs = (D + kRun - 1) / kRun;
+  auto* partial = static_cast<float*>(scratch);
+  const PlaneVectors table =
+      describedPlane(m, static_cast<char*>(scratch) + alignUp(partialSumBytes(s)));
+  parallelFor(G * runs, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t g = item / runs, d0 = item % runs * kRun;
+      const int64_t count = D - d0 < kRun ? D - d0 : kRun;
+      float* acc = partial + (g * D + d0) * S * taps * kLanes;
+      const int64_t accFloats = count * S * taps * kLanes;
+      for (int64_t i = 0; i < accFloats; ++i) acc[i] = 0.0f;
+      GroupWeightGrad j;
+      j.map = m;
+      j.vectors = &table;
+      j.images = s.batch;
+      j.xImage = G * S * srcPlane;
+      j.dyImage = G * D * dstPlane;
+      j.kind = kind;
+      j.x = x + g * S * srcPlane;
+      j.xChannels = S;
+      j.dy = dy + (g * D + d0) * dstPlane;
+      j.dCount = count;
+      j.acc = acc;
+      j.v0 = 0;
+      j.v1 = m.vectors();
+      f32_gconv_plane_weight_avx512(j);
+      for (int64_t d = 0; d < count; ++d) {
+        for (int64_t c = 0; c < S; ++c) {
+          for (int64_t t = 0; t < taps; ++t) {
+            const float* lanes = acc + ((t * S + c) * count + d) * kLanes;
+            float sum = 0.0f;
+            for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+            dw[((g * D + d0 + d) * S + c) * taps + t] = sum;
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+bool acceptsForward(const ConvShape& s) { return planeShape(s); }
+bool acceptsBackwardData(const ConvShape& s) { return planeShape(s); }
+bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s); }
+
+uint64_t planeVectorsBytes(const PlaneMap& m) {
+  const uint64_t padded =
+      static_cast<uint64_t>((m.vectors() + kBlockVectors - 1) / kBlockVectors * kBlockVectors);
+  const uint64_t taps = static_cast<uint64_t>(m.kh * m.kw);
+  return alignUp(padded * sizeof(int64_t)) * 2 + alignUp(padded * sizeof(uint16_t)) +
+         alignUp(padded * taps * sizeof(uint16_t));
+}
+
+PlaneVectors placePlaneVectors(const PlaneMap& m, void* memory) {
+  PlaneVectors v;
+  v.count = m.vectors();
+  v.padded = (v.count + kBlockVectors - 1) / kBlockVectors * kBlockVectors;
+  const auto padded = static_cast<uint64_t>(v.padded);
+  char* p = static_cast<char*>(memory);
+  v.srcBase = reinterpret_cast<int64_t*>(p);
+  p += alignUp(padded * sizeof(int64_t));
+  v.dstBase = reinterpret_cast<int64_t*>(p);
+  p += alignUp(padded * sizeof(int64_t));
+  v.valid = reinterpret_cast<uint16_t*>(p);
+  p += alignUp(padded * sizeof(uint16_t));
+  v.masks = reinterpret_cast<uint16_t*>(p);
+  return v;
+}
+
+uint64_t correlationScratchBytes(const ConvShape& s) {
+  // The larger of the two maps' tables: the scratch of either pass.
+  const uint64_t fwd = planeVectorsBytes(forwardMap(s));
+  const uint64_t data = planeVectorsBytes(dataGradientMap(s));
+  return alignUp(packedWeightBytes(s)) + (fwd > data ? fwd : data);
+}
+uint64_t backwardWeightScratchBytes(const ConvShape& s) {
+  return alignUp(partialSumBytes(s)) + planeVectorsBytes(forwardMap(s));
+}
+
+void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
+             void* scratch) {
+  runCorrelation(s, false, fp32Kind(s), x, w, bias, y, scratch);
+}
+void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias, float* dx,
+                  void* scratch) {
+  runCorrelation(s, true, fp32Kind(s), dy, w, bias, dx, scratch);
+}
+void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw, void* scratch) {
+  runBackwardWeight(s, fp32Kind(s), x, dy, dw, scratch);
+}
+void forwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                  uint16_t* y, void* scratch) {
+  runCorrelation(s, false, wordsKind(s), x, w, bias, y, scratch);
+}
+void backwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w, const float* bias,
+                       uint16_t* dx, void* scratch) {
+  runCorrelation(s, true, wordsKind(s), dy, w, bias, dx, scratch);
+}
+void backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch) {
+  runBackwardWeight(s, wordsKind(s), x, dy, dw, scratch);
+}
+
+}  // namespace grouped_plane
+}  // namespace kernels
+}  // namespace aclcpu

@@ -1,0 +1,136 @@
+#pragma once
+// Grouped convolution with few channels per group (2D and 1D, unit strides)
+// on the caller's dense NCHW planes, 16 output positions per vector. The
+// channel-blocked algorithm stages both operands and unstages the result,
+// three passes over memory for a layer that does only 2 * 9 * 8 flops per
+// byte of output at 8 channels per group; here every operand is read where
+// it lies and every result written once, and the grouped layers' small
+// reductions (channels x taps) stay in registers.
+//
+// A vector holds 16 consecutive positions of a dst plane: when the src and
+// dst rows are equally wide (a "same" convolution, every data gradient of
+// one) across row ends, otherwise within one row. Tap (i, j) of dst lane
+// (r, c) reads src (r + i * dilH - padH, c + j * dilW - padW), and masked
+// loads give the zeros outside the plane, so no padded copy is made.
+
+#include <cstdint>
+
+#include "kernels/kernel_types.h"
+
+namespace aclcpu {
+namespace kernels {
+namespace grouped_plane {
+
+constexpr int64_t kLanes = 16;
+constexpr int64_t kMaxGroupChannels = 16;
+constexpr int64_t kMaxTaps = 64;
+// Work items and mask tables cover blocks of this many dst vectors.
+constexpr int64_t kBlockVectors = 12;
+// The weight gradient's blocks (GroupWeightGrad).
+constexpr int64_t kWeightBlockVectors = 48;
+
+// The positions map of one pass. pad may be negative (the data gradient's
+// flipped correlation).
+struct PlaneMap {
+  int64_t srcH = 0, srcW = 0;
+  int64_t dstH = 0, dstW = 0;
+  int64_t dilH = 1, dilW = 1, padH = 0, padW = 0;
+  int64_t kh = 1, kw = 1;
+  bool acrossRows() const { return srcW == dstW; }
+  int64_t vectorsPerRow() const { return (dstW + kLanes - 1) / kLanes; }
+  int64_t vectors() const {
+    return acrossRows() ? (dstH * dstW + kLanes - 1) / kLanes : dstH * vectorsPerRow();
+  }
+};
+
+// Where each dst vector of a plane starts in the src and dst planes, its
+// valid lanes, and per tap the lanes whose src position is inside the src
+// plane: computed once per pass (describePlane), read by every work item.
+// Entries [count, padded) have no lanes, so that tiles may run past the end.
+struct PlaneVectors {
+  int64_t count = 0;
+  int64_t padded = 0;  // count rounded up to kBlockVectors
+  int64_t* srcBase = nullptr;
+  int64_t* dstBase = nullptr;
+  uint16_t* valid = nullptr;
+  uint16_t* masks = nullptr;  // [tap][padded]
+  int64_t tapOffset[kMaxTaps] = {};
+};
+// Bytes of the arrays of `map`'s PlaneVectors; place them at `memory`.
+uint64_t planeVectorsBytes(const PlaneMap& map);
+PlaneVectors placePlaneVectors(const PlaneMap& map, void* memory);
+void f32_gconv_describe_plane_avx512(const PlaneMap& map, PlaneVectors* vectors);
+
+// How the src (and dy) elements are read: fp32 as they are, the caller's raw
+// fp32 rounded to HF32, or the caller's bf16 / half words (dst then in the
+// same words, each result rounded once, nearest even).
+enum class Elements : uint8_t { F32, Hf32, Bf16, F16 };
+
+// For dst vectors [v0, v1) of one image and group:
+//   dst[d][p] = sum over taps t = i * kw + j in order, then s in order, of
+//     weights[(t * S + s) * D + d] * src[s](p, t)   (+ bias[d])
+// with S = srcChannels, D = dstChannels (each at most kMaxGroupChannels)
+// and planes of srcH * srcW / dstH * dstW elements.
+struct GroupCorrelation {
+  PlaneMap map;
+  const PlaneVectors* vectors = nullptr;
+  Elements kind = Elements::F32;
+  const void* src = nullptr;
+  int64_t srcChannels = 0;
+  void* dst = nullptr;
+  int64_t dstChannels = 0;
+  const float* weights = nullptr;
+  const float* bias = nullptr;
+  int64_t v0 = 0, v1 = 0;
+};
+
+// For dst vectors [v0, v1) of one group, and dy channels [d0, d0 + dCount):
+//   acc[((t * S + s) * dCount + d) * 16 + lane] += the sum over blocks of
+//     kWeightBlockVectors vectors, then images n, then the block's vectors, in
+//     order, of x[s](p, t) * dy[d0 + d][p] for p in that lane
+// with image n's planes at x + n * xImage, dy + n * dyImage (the
+// fixed-order reduction of the lanes is the caller's).
+struct GroupWeightGrad {
+  PlaneMap map;
+  const PlaneVectors* vectors = nullptr;
+  int64_t images = 1;
+  int64_t xImage = 0, dyImage = 0;  // elements
+  Elements kind = Elements::F32;
+  const void* x = nullptr;
+  int64_t xChannels = 0;
+  const void* dy = nullptr;  // dy channel d0's plane
+  int64_t dCount = 0;
+  float* acc = nullptr;
+  int64_t v0 = 0, v1 = 0;
+};
+
+void f32_gconv_plane_correlate_avx512(const GroupCorrelation& job);
+void f32_gconv_plane_weight_avx512(const GroupWeightGrad& job);
+
+bool acceptsForward(const ConvShape& s);
+bool acceptsBackwardData(const ConvShape& s);
+bool acceptsBackwardWeight(const ConvShape& s);
+// The packed weights of the correlation passes; the weight gradient's
+// per-lane partial sums.
+uint64_t correlationScratchBytes(const ConvShape& s);
+uint64_t backwardWeightScratchBytes(const ConvShape& s);
+// x [N, C, H, W], w [O, C / G, KH, KW] -> y (+ bias[o] when not null). The
+// fp32 passes take s.inputRounding HF32 (x and dy rounded as read).
+void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
+             void* scratch);
+void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias, float* dx,
+                  void* scratch);
+void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw, void* scratch);
+// The same on the caller's dense 16-bit tensors of type s.io (results rounded
+// to that type once, dw in fp32); products of bf16 or half values are exact
+// in fp32, so these give the fp32 passes' bits on the same values.
+void forwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                  uint16_t* y, void* scratch);
+void backwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w, const float* bias,
+                       uint16_t* dx, void* scratch);
+void backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch);
+
+}  // namespace grouped_plane
+}  // namespace kernels
+}  // namespace aclcpu
