@@ -554,6 +554,14 @@ std::vector<ConvShape> edgeShapes() {
   v.push_back(edgeShape(1, 3, 3, 3, unit, {30, 3, 1, 1, 1, 0}, {1000, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(2, 5, 5, 5, unit, {40, 3, 1, 3, 1, 0}, {70, 3, 1, 4, 1, 0}));
   v.push_back(edgeShape(1, 2, 2, 2, unit, unit, {4000, 7, 1, 3, 1, 0}));
+  // NCHW planes: every channel tile size (7 = 4 + 2 + 1 per group), vectors
+  // within rows (src and dst rows of different widths) and across them (rows
+  // narrower than a vector), a channel multiplier, a dilated 1D reach wider
+  // than a vector, a dense layer with a plane of exactly whole tiles.
+  v.push_back(edgeShape(2, 12, 28, 4, unit, {9, 3, 1, 0, 1, 0}, {40, 3, 1, 0, 1, 0}));
+  v.push_back(edgeShape(1, 8, 16, 8, unit, {11, 3, 1, 1, 1, 0}, {5, 3, 1, 1, 1, 0}));
+  v.push_back(edgeShape(2, 5, 13, 1, unit, unit, {300, 7, 1, 9, 3, 0}));
+  v.push_back(edgeShape(1, 16, 24, 1, unit, {12, 3, 1, 1, 1, 0}, {16, 3, 1, 1, 1, 0}));
   return v;
 }
 

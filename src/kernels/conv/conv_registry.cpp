@@ -5,8 +5,8 @@
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
 #include "kernels/conv/few_channels/few_channels_conv.h"
-#include "kernels/conv/grouped_plane/gconv_plane.h"
 #include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
+#include "kernels/conv/nchw_plane/conv_plane.h"
 #include "kernels/conv/pointwise_bf16/bf16_pointwise.h"
 #include "kernels/conv/small_group/conv_direct.h"
 
@@ -66,75 +66,77 @@ void fewChannelForwardBias(const ConvShape& s, const float* x, const float* w, c
   few_channels::forward(s, x, w, y, scratch, bias);
 }
 
-void planeForwardRun(const ConvShape& s, const float* x, const float* w, float* y, void*) {
+void depthwisePlaneForward(const ConvShape& s, const float* x, const float* w, float* y, void*) {
   depthwise_plane::forward(s, x, w, nullptr, y);
 }
-void planeForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
-                      float* y, void*) {
+void depthwisePlaneForwardBias(const ConvShape& s, const float* x, const float* w,
+                               const float* bias, float* y, void*) {
   depthwise_plane::forward(s, x, w, bias, y);
 }
-void planeBackwardDataRun(const ConvShape& s, const float* dy, const float* w, float* dx, void*) {
+void depthwisePlaneBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx,
+                                void*) {
   depthwise_plane::backwardData(s, dy, w, nullptr, dx);
 }
-void planeBackwardDataBias(const ConvShape& s, const float* dy, const float* w, const float* bias,
-                           float* dx, void*) {
+void depthwisePlaneBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
+                                    const float* bias, float* dx, void*) {
   depthwise_plane::backwardData(s, dy, w, bias, dx);
 }
-void planeBackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw, void*) {
+void depthwisePlaneBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+                                  void*) {
   depthwise_plane::backwardWeight(s, x, dy, dw);
 }
 // fp32 products of bf16 and half values are exact: these words runs take
 // any value.
-bool planeForwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
-                       uint16_t* y, void*) {
+bool depthwisePlaneForwardWords(const ConvShape& s, const uint16_t* x, const float* w,
+                                const float* bias, uint16_t* y, void*) {
   depthwise_plane::forwardWords(s, x, w, bias, y);
   return true;
 }
-bool planeBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
-                            const float* bias, uint16_t* dx, void*) {
+bool depthwisePlaneBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
+                                     const float* bias, uint16_t* dx, void*) {
   depthwise_plane::backwardDataWords(s, dy, w, bias, dx);
   return true;
 }
-bool planeBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
-                              void*) {
+bool depthwisePlaneBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy,
+                                       float* dw, void*) {
   depthwise_plane::backwardWeightWords(s, x, dy, dw);
   return true;
 }
 
-void groupPlaneForward(const ConvShape& s, const float* x, const float* w, float* y,
-                       void* scratch) {
-  grouped_plane::forward(s, x, w, nullptr, y, scratch);
+void planeCorrelationForward(const ConvShape& s, const float* x, const float* w, float* y,
+                             void* scratch) {
+  nchw_plane::forward(s, x, w, nullptr, y, scratch);
 }
-void groupPlaneForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
-                           float* y, void* scratch) {
-  grouped_plane::forward(s, x, w, bias, y, scratch);
+void planeCorrelationForwardBias(const ConvShape& s, const float* x, const float* w,
+                                 const float* bias, float* y, void* scratch) {
+  nchw_plane::forward(s, x, w, bias, y, scratch);
 }
-void groupPlaneBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx,
-                            void* scratch) {
-  grouped_plane::backwardData(s, dy, w, nullptr, dx, scratch);
+void planeCorrelationBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx,
+                                  void* scratch) {
+  nchw_plane::backwardData(s, dy, w, nullptr, dx, scratch);
 }
-void groupPlaneBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
-                                const float* bias, float* dx, void* scratch) {
-  grouped_plane::backwardData(s, dy, w, bias, dx, scratch);
+void planeCorrelationBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
+                                      const float* bias, float* dx, void* scratch) {
+  nchw_plane::backwardData(s, dy, w, bias, dx, scratch);
 }
-void groupPlaneBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
-                              void* scratch) {
-  grouped_plane::backwardWeight(s, x, dy, dw, scratch);
+void groupedPlaneBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+                                void* scratch) {
+  nchw_plane::backwardWeight(s, x, dy, dw, scratch);
 }
 // Exact products, as for the depthwise planes: any value.
-bool groupPlaneForwardWords(const ConvShape& s, const uint16_t* x, const float* w,
-                            const float* bias, uint16_t* y, void* scratch) {
-  grouped_plane::forwardWords(s, x, w, bias, y, scratch);
+bool planeCorrelationForwardWords(const ConvShape& s, const uint16_t* x, const float* w,
+                                  const float* bias, uint16_t* y, void* scratch) {
+  nchw_plane::forwardWords(s, x, w, bias, y, scratch);
   return true;
 }
-bool groupPlaneBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
-                                 const float* bias, uint16_t* dx, void* scratch) {
-  grouped_plane::backwardDataWords(s, dy, w, bias, dx, scratch);
+bool planeCorrelationBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
+                                       const float* bias, uint16_t* dx, void* scratch) {
+  nchw_plane::backwardDataWords(s, dy, w, bias, dx, scratch);
   return true;
 }
-bool groupPlaneBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy,
-                                   float* dw, void* scratch) {
-  grouped_plane::backwardWeightWords(s, x, dy, dw, scratch);
+bool groupedPlaneBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy,
+                                     float* dw, void* scratch) {
+  nchw_plane::backwardWeightWords(s, x, dy, dw, scratch);
   return true;
 }
 
@@ -354,17 +356,20 @@ const ConvAlgorithm kAlgorithms[] = {
    bf16ForwardRun<Isa::Avx512Bf16>, bf16ForwardBias<Isa::Avx512Bf16>, wordsAreOperands,
    bf16ForwardWords<Isa::Avx512Bf16>},
   {"f32_dwconv_fwd_plane_w16_avx512", kF, Isa::Avx512, depthwise_plane::acceptsForward,
-   noScratch, planeForwardRun, planeForwardBias, wordsAreOperands, planeForwardWords, nullptr,
+   noScratch, depthwisePlaneForward, depthwisePlaneForwardBias, wordsAreOperands, depthwisePlaneForwardWords, nullptr,
    true},
-  {"f32_gconv_fwd_plane_w16_avx512", kF, Isa::Avx512, grouped_plane::acceptsForward,
-   grouped_plane::correlationScratchBytes, groupPlaneForward, groupPlaneForwardBias,
-   wordsAreOperands, groupPlaneForwardWords, nullptr, true},
+  {"f32_gconv_fwd_plane_w16_avx512", kF, Isa::Avx512, nchw_plane::acceptsGroupedForward,
+   nchw_plane::correlationScratchBytes, planeCorrelationForward, planeCorrelationForwardBias,
+   wordsAreOperands, planeCorrelationForwardWords, nullptr, true},
   {"f32_conv_fwd_few_channels_c6w64_avx512", kF, Isa::Avx512, few_channels::acceptsForward,
    few_channels::forwardScratchBytes, fewChannelForward, fewChannelForwardBias, nullptr, nullptr,
    nullptr, true},
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
    blockedForwardBias<Isa::Avx512>, wordsAreOperands, blockedForwardWords, nullptr, true},
+  {"f32_conv_fwd_plane_w16_avx512", kF, Isa::Avx512, nchw_plane::acceptsDenseForward,
+   nchw_plane::correlationScratchBytes, planeCorrelationForward, planeCorrelationForwardBias,
+   wordsAreOperands, planeCorrelationForwardWords, nullptr, true},
   {"f32_conv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Dense>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
    blockedForwardBias<Isa::Avx512>, wordsAreOperands, blockedForwardWords, nullptr, true},
@@ -401,14 +406,18 @@ const ConvAlgorithm kAlgorithms[] = {
    bf16BackwardDataRun<Isa::Avx512Bf16>, bf16BackwardDataBias<Isa::Avx512Bf16>, wordsAreOperands,
    bf16BackwardDataWords<Isa::Avx512Bf16>},
   {"f32_dwconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, depthwise_plane::acceptsBackwardData,
-   noScratch, planeBackwardDataRun, planeBackwardDataBias, wordsAreOperands, planeBackwardDataWords,
+   noScratch, depthwisePlaneBackwardData, depthwisePlaneBackwardDataBias, wordsAreOperands, depthwisePlaneBackwardDataWords,
    nullptr, true},
-  {"f32_gconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, grouped_plane::acceptsBackwardData,
-   grouped_plane::correlationScratchBytes, groupPlaneBackwardData, groupPlaneBackwardDataBias,
-   wordsAreOperands, groupPlaneBackwardDataWords, nullptr, true},
+  {"f32_gconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, nchw_plane::acceptsGroupedBackwardData,
+   nchw_plane::correlationScratchBytes, planeCorrelationBackwardData, planeCorrelationBackwardDataBias,
+   wordsAreOperands, planeCorrelationBackwardDataWords, nullptr, true},
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords, nullptr,
+   true},
+  {"f32_conv_bwdd_plane_w16_avx512", kD, Isa::Avx512, nchw_plane::acceptsDenseBackwardData,
+   nchw_plane::correlationScratchBytes, planeCorrelationBackwardData,
+   planeCorrelationBackwardDataBias, wordsAreOperands, planeCorrelationBackwardDataWords, nullptr,
    true},
   {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
@@ -439,11 +448,11 @@ const ConvAlgorithm kAlgorithms[] = {
    bf16BackwardWeightRun<Isa::Avx512Bf16>, nullptr, wordsAreOperands, nullptr,
    bf16BackwardWeightWords<Isa::Avx512Bf16>},
   {"f32_dwconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, depthwise_plane::acceptsBackwardWeight,
-   noScratch, planeBackwardWeightRun, nullptr, wordsAreOperands, nullptr, planeBackwardWeightWords,
+   noScratch, depthwisePlaneBackwardWeight, nullptr, wordsAreOperands, nullptr, depthwisePlaneBackwardWeightWords,
    true},
-  {"f32_gconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, grouped_plane::acceptsBackwardWeight,
-   grouped_plane::backwardWeightScratchBytes, groupPlaneBackwardWeight, nullptr,
-   wordsAreOperands, nullptr, groupPlaneBackwardWeightWords, true},
+  {"f32_gconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, nchw_plane::acceptsGroupedBackwardWeight,
+   nchw_plane::backwardWeightScratchBytes, groupedPlaneBackwardWeight, nullptr,
+   wordsAreOperands, nullptr, groupedPlaneBackwardWeightWords, true},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>, nullptr, wordsAreOperands, nullptr,

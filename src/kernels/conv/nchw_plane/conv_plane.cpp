@@ -1,10 +1,10 @@
-#include "kernels/conv/grouped_plane/gconv_plane.h"
+#include "kernels/conv/nchw_plane/conv_plane.h"
 
 #include "common/thread_pool.h"
 
 namespace aclcpu {
 namespace kernels {
-namespace grouped_plane {
+namespace nchw_plane {
 namespace {
 
 // The lane arithmetic of the masks is 32-bit: extents, dilations and pads
@@ -15,10 +15,10 @@ int64_t srcChannelsOf(const ConvShape& s) { return s.inChannels / s.groups; }
 int64_t dstChannelsOf(const ConvShape& s) { return s.outChannels / s.groups; }
 int64_t tapsOf(const ConvShape& s) { return s.kernel[1] * s.kernel[2]; }
 
-// Grouped 1D/2D (depth trivial), unit strides, few channels per group.
-bool planeShape(const ConvShape& s) {
-  if (s.groups <= 1 || s.inChannels % s.groups != 0 || s.outChannels % s.groups != 0) return false;
-  if (srcChannelsOf(s) > kMaxGroupChannels || dstChannelsOf(s) > kMaxGroupChannels) return false;
+// 1D/2D (depth trivial), unit strides, extents the 32-bit lane arithmetic
+// takes.
+bool planeGeometry(const ConvShape& s) {
+  if (s.groups < 1 || s.inChannels % s.groups != 0 || s.outChannels % s.groups != 0) return false;
   if (s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0) return false;
   if (s.stride[1] != 1 || s.stride[2] != 1) return false;
   for (int d = 1; d < 3; ++d) {
@@ -29,6 +29,20 @@ bool planeShape(const ConvShape& s) {
   }
   return tapsOf(s) <= kMaxTaps && s.in[1] * s.in[2] < kMaxExtent &&
          s.out[1] * s.out[2] < kMaxExtent;
+}
+
+bool groupedShape(const ConvShape& s) {
+  return s.groups > 1 && planeGeometry(s) && srcChannelsOf(s) <= kMaxGroupChannels &&
+         dstChannelsOf(s) <= kMaxGroupChannels;
+}
+
+// The share of lanes a correlation's tiles compute that are dst positions
+// (tiles of 3 vectors inside blocks of kBlockVectors), in percent.
+int64_t laneUsePercent(const PlaneMap& m) {
+  const int64_t positions = m.dstH * m.dstW, vectors = m.vectors();
+  const int64_t whole = vectors / kBlockVectors * kBlockVectors;
+  const int64_t computed = whole + (vectors - whole + 2) / 3 * 3;
+  return positions * 100 / (computed * kLanes);
 }
 
 // The forward's (and the weight gradient's) map from y positions into x.
@@ -65,7 +79,7 @@ uint64_t alignUp(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 // The table of the pass's dst vectors, described once at `memory`.
 PlaneVectors describedPlane(const PlaneMap& m, void* memory) {
   PlaneVectors v = placePlaneVectors(m, memory);
-  f32_gconv_describe_plane_avx512(m, &v);
+  f32_conv_plane_describe_avx512(m, &v);
   return v;
 }
 
@@ -135,7 +149,7 @@ void runCorrelation(const ConvShape& s, bool dataGradient, Elements kind, const 
       j.bias = bias ? bias + g * dstChannels : nullptr;
       j.v0 = block * kBlockVectors;
       j.v1 = j.v0 + kBlockVectors < vectors ? j.v0 + kBlockVectors : vectors;
-      f32_gconv_plane_correlate_avx512(j);
+      f32_conv_plane_correlate_o8w48_avx512(j);
     }
   });
 }
@@ -175,7 +189,7 @@ void runBackwardWeight(const ConvShape& s, Elements kind, const E* x, const E* d
       j.acc = acc;
       j.v0 = 0;
       j.v1 = m.vectors();
-      f32_gconv_plane_weight_avx512(j);
+      f32_convbwdw_plane_o4c4_avx512(j);
       for (int64_t d = 0; d < count; ++d) {
         for (int64_t c = 0; c < S; ++c) {
           for (int64_t t = 0; t < taps; ++t) {
@@ -192,9 +206,27 @@ void runBackwardWeight(const ConvShape& s, Elements kind, const E* x, const E* d
 
 }  // namespace
 
-bool acceptsForward(const ConvShape& s) { return planeShape(s); }
-bool acceptsBackwardData(const ConvShape& s) { return planeShape(s); }
-bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s); }
+bool acceptsGroupedForward(const ConvShape& s) { return groupedShape(s); }
+bool acceptsGroupedBackwardData(const ConvShape& s) { return groupedShape(s); }
+bool acceptsGroupedBackwardWeight(const ConvShape& s) { return groupedShape(s); }
+
+// A 1x1 layer is a GEMM; the correlation measured faster only where it
+// reduces at least two src channels per dst channel (256 -> 64: 10-14%;
+// 64 -> 256: no gain, its data gradient 4-8% slower).
+bool denseCorrelation(const ConvShape& s, int64_t srcChannels, int64_t dstChannels,
+                      const PlaneMap& m) {
+  if (s.groups != 1 || !planeGeometry(s)) return false;
+  if (srcChannels * tapsOf(s) > kMaxDenseReduction) return false;
+  if (tapsOf(s) == 1 && srcChannels < 2 * dstChannels) return false;
+  return laneUsePercent(m) >= 90;
+}
+
+bool acceptsDenseForward(const ConvShape& s) {
+  return denseCorrelation(s, s.inChannels, s.outChannels, forwardMap(s));
+}
+bool acceptsDenseBackwardData(const ConvShape& s) {
+  return denseCorrelation(s, s.outChannels, s.inChannels, dataGradientMap(s));
+}
 
 uint64_t planeVectorsBytes(const PlaneMap& m) {
   const uint64_t padded =
@@ -254,6 +286,6 @@ void backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* 
   runBackwardWeight(s, wordsKind(s), x, dy, dw, scratch);
 }
 
-}  // namespace grouped_plane
+}  // namespace nchw_plane
 }  // namespace kernels
 }  // namespace aclcpu

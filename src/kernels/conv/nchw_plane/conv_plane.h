@@ -1,17 +1,18 @@
 #pragma once
-// Grouped convolution with few channels per group (2D and 1D, unit strides)
-// on the caller's dense NCHW planes, 16 output positions per vector. The
-// channel-blocked algorithm stages both operands and unstages the result,
-// three passes over memory for a layer that does only 2 * 9 * 8 flops per
-// byte of output at 8 channels per group; here every operand is read where
-// it lies and every result written once, and the grouped layers' small
-// reductions (channels x taps) stay in registers.
+// Unit-stride 2D and 1D convolution on the caller's dense NCHW planes, 16
+// output positions of one (image, channel) plane per vector: grouped layers
+// with few channels per group, and dense layers whose weights per tile of 8
+// output channels fit in L1. The channel-blocked algorithm stages both
+// operands and unstages the result, and its tiles of 16 channels per lane
+// block are mostly zeros at 8 channels per group; here every operand is read
+// where it lies, every result written once, and the reduction over (taps x
+// input channels) runs in registers.
 //
 // A vector holds 16 consecutive positions of a dst plane: when the src and
-// dst rows are equally wide (a "same" convolution, every data gradient of
-// one) across row ends, otherwise within one row. Tap (i, j) of dst lane
-// (r, c) reads src (r + i * dilH - padH, c + j * dilW - padW), and masked
-// loads give the zeros outside the plane, so no padded copy is made.
+// dst rows are equally wide (a "same" convolution) across row ends,
+// otherwise within one row. Tap (i, j) of dst lane (r, c) reads src
+// (r + i * dilH - padH, c + j * dilW - padW), and masked loads give the
+// zeros outside the plane, so no padded copy is made.
 
 #include <cstdint>
 
@@ -19,11 +20,12 @@
 
 namespace aclcpu {
 namespace kernels {
-namespace grouped_plane {
+namespace nchw_plane {
 
 constexpr int64_t kLanes = 16;
 constexpr int64_t kMaxGroupChannels = 16;
 constexpr int64_t kMaxTaps = 64;
+constexpr int64_t kMaxDenseReduction = 640;
 // Work items and mask tables cover blocks of this many dst vectors.
 constexpr int64_t kBlockVectors = 12;
 // The weight gradient's blocks (GroupWeightGrad).
@@ -59,7 +61,7 @@ struct PlaneVectors {
 // Bytes of the arrays of `map`'s PlaneVectors; place them at `memory`.
 uint64_t planeVectorsBytes(const PlaneMap& map);
 PlaneVectors placePlaneVectors(const PlaneMap& map, void* memory);
-void f32_gconv_describe_plane_avx512(const PlaneMap& map, PlaneVectors* vectors);
+void f32_conv_plane_describe_avx512(const PlaneMap& map, PlaneVectors* vectors);
 
 // How the src (and dy) elements are read: fp32 as they are, the caller's raw
 // fp32 rounded to HF32, or the caller's bf16 / half words (dst then in the
@@ -69,7 +71,7 @@ enum class Elements : uint8_t { F32, Hf32, Bf16, F16 };
 // For dst vectors [v0, v1) of one image and group:
 //   dst[d][p] = sum over taps t = i * kw + j in order, then s in order, of
 //     weights[(t * S + s) * D + d] * src[s](p, t)   (+ bias[d])
-// with S = srcChannels, D = dstChannels (each at most kMaxGroupChannels)
+// with S = srcChannels, D = dstChannels
 // and planes of srcH * srcW / dstH * dstW elements.
 struct GroupCorrelation {
   PlaneMap map;
@@ -104,12 +106,22 @@ struct GroupWeightGrad {
   int64_t v0 = 0, v1 = 0;
 };
 
-void f32_gconv_plane_correlate_avx512(const GroupCorrelation& job);
-void f32_gconv_plane_weight_avx512(const GroupWeightGrad& job);
+void f32_conv_plane_correlate_o8w48_avx512(const GroupCorrelation& job);
+void f32_convbwdw_plane_o4c4_avx512(const GroupWeightGrad& job);
 
-bool acceptsForward(const ConvShape& s);
-bool acceptsBackwardData(const ConvShape& s);
-bool acceptsBackwardWeight(const ConvShape& s);
+// Grouped layers (groups > 1, at most kMaxGroupChannels channels per group):
+// every pass.
+bool acceptsGroupedForward(const ConvShape& s);
+bool acceptsGroupedBackwardData(const ConvShape& s);
+bool acceptsGroupedBackwardWeight(const ConvShape& s);
+// Dense layers (groups == 1) the correlation runs near the FMA peak: its
+// reduction (src channels x taps) at most kMaxDenseReduction, so that a
+// tile's weights stay in L1, at least 90% of the vectors' lanes valid, and
+// for 1x1 layers at least two src channels per dst channel.
+// (The weight gradient of dense layers stays with the blocked algorithm,
+// which measures faster there.)
+bool acceptsDenseForward(const ConvShape& s);
+bool acceptsDenseBackwardData(const ConvShape& s);
 // The packed weights of the correlation passes; the weight gradient's
 // per-lane partial sums.
 uint64_t correlationScratchBytes(const ConvShape& s);
@@ -131,6 +143,6 @@ void backwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w, c
 void backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
                          void* scratch);
 
-}  // namespace grouped_plane
+}  // namespace nchw_plane
 }  // namespace kernels
 }  // namespace aclcpu

@@ -15,13 +15,13 @@
 #include <immintrin.h>
 
 #include "kernels/conv/blocked/element_loads_avx512_inl.h"
-#include "kernels/conv/grouped_plane/gconv_plane.h"
+#include "kernels/conv/nchw_plane/conv_plane.h"
 #include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
-namespace grouped_plane {
+namespace nchw_plane {
 namespace {
 
 // The element kinds: Load reads 16 values as fp32, store writes the lanes
@@ -217,7 +217,7 @@ void weightGrad(const GroupWeightGrad& j) {
 
 }  // namespace
 
-void f32_gconv_describe_plane_avx512(const PlaneMap& m, PlaneVectors* b) {
+void f32_conv_plane_describe_avx512(const PlaneMap& m, PlaneVectors* b) {
   const __m512i iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const __m512i dstW = _mm512_set1_epi32(static_cast<int>(m.dstW));
   const __m512i one = _mm512_set1_epi32(1);
@@ -271,7 +271,7 @@ void f32_gconv_describe_plane_avx512(const PlaneMap& m, PlaneVectors* b) {
   }
 }
 
-void f32_gconv_plane_correlate_avx512(const GroupCorrelation& j) {
+void f32_conv_plane_correlate_o8w48_avx512(const GroupCorrelation& j) {
   switch (j.kind) {
     case Elements::F32:
       correlate<F32Kind, float>(j);
@@ -288,7 +288,7 @@ void f32_gconv_plane_correlate_avx512(const GroupCorrelation& j) {
   }
 }
 
-void f32_gconv_plane_weight_avx512(const GroupWeightGrad& j) {
+void f32_convbwdw_plane_o4c4_avx512(const GroupWeightGrad& j) {
   switch (j.kind) {
     case Elements::F32:
       weightGrad<F32Kind, float>(j);
@@ -305,6 +305,6 @@ void f32_gconv_plane_weight_avx512(const GroupWeightGrad& j) {
   }
 }
 
-}  // namespace grouped_plane
+}  // namespace nchw_plane
 }  // namespace kernels
 }  // namespace aclcpu
