@@ -97,8 +97,9 @@ TEST(Bf16Words, UnsafeValuesAreNonFiniteOrBelow2ToMinus40) {
 // ---------------------------------------------------------------------------
 // The bf16 hardware entries on data chosen by bit pattern.
 
-// A 3x3 layer, or (pointwise) a 1x1 one, for the pointwise entries.
-ConvShape shapeFor(OperandValues operands, bool pointwise) {
+// A 3x3 layer, or (pointwise) a 1x1 one, for the pointwise entries; grouped:
+// 8 groups of 8 channels (the NCHW plane entries).
+ConvShape shapeFor(OperandValues operands, bool pointwise, bool grouped = false) {
   ConvShape s;
   s.batch = 2;
   s.inChannels = 62;  // partial blocks in every direction
@@ -113,6 +114,7 @@ ConvShape shapeFor(OperandValues operands, bool pointwise) {
     s.kernel[1] = s.kernel[2] = 1;
     s.padBefore[1] = s.padBefore[2] = 0;
   }
+  if (grouped) s.inChannels = s.outChannels = 64, s.groups = 8;
   s.operands = operands;
   return s;
 }
@@ -178,8 +180,8 @@ std::vector<HardwareCase> hardwareCases(Isa isa) {
     const ConvAlgorithm& a = convAlgorithmAt(i);
     if (!isBf16Entry(a, isa)) continue;
     for (const auto& kind : kinds) {
-      for (bool pointwise : {false, true}) {
-        ConvShape s = shapeFor(kind.values, pointwise);
+      for (int variant = 0; variant < 3; ++variant) {
+        ConvShape s = shapeFor(kind.values, variant == 1, variant == 2);
         // Some entries take fp16 operands only as the caller's half tensors.
         if (!a.accepts(s) && kind.values == OperandValues::F16) s.io = ElementType::F16;
         if (!a.accepts(s)) continue;
@@ -479,9 +481,11 @@ TEST_P(Bf16Hardware, ValuesAtTheBoundAreNotFlushed) {
 TEST(Bf16Dispatch, Avx512Bf16EntriesRunOnlyWhereVdpbf16IsFast) {
   const bool fast = bf16DotAtFmaRate();
   std::printf("[ dispatch ] VDPBF16PS at the FMA rate on this CPU: %s\n", fast ? "yes" : "no");
-  for (bool pointwise : {false, true}) {
-    const ConvShape s = shapeFor(OperandValues::BF16, pointwise);
+  for (int variant = 0; variant < 3; ++variant) {
+    const ConvShape s = shapeFor(OperandValues::BF16, variant == 1, variant == 2);
     for (ConvPass pass : {ConvPass::Forward, ConvPass::BackwardData, ConvPass::BackwardWeight}) {
+      // Grouped weight gradients keep the fp32 plane kernel at every level.
+      if (variant == 2 && pass == ConvPass::BackwardWeight) continue;
       const std::string name = selectConvAlgorithm(pass, s, Isa::Avx512Bf16).name;
       const bool vdpbf16 =
           name.size() > 11 && name.compare(name.size() - 11, 11, "_avx512bf16") == 0;

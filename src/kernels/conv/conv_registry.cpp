@@ -328,6 +328,40 @@ bool bf16BackwardWeight(const ConvShape& s) {
          blocked::acceptsBf16BackwardWeight(isa, s);
 }
 
+// Grouped planes on VDPBF16PS: bf16 operands where the instruction runs at
+// the FMA's rate.
+bool bf16GroupedPlaneForward(const ConvShape& s) {
+  return s.operands == OperandValues::BF16 && bf16HardwarePays<Isa::Avx512Bf16>() &&
+         nchw_plane::acceptsGroupedForward(s);
+}
+bool bf16GroupedPlaneBackwardData(const ConvShape& s) {
+  return s.operands == OperandValues::BF16 && bf16HardwarePays<Isa::Avx512Bf16>() &&
+         nchw_plane::acceptsGroupedBackwardData(s);
+}
+void bf16PlaneForward(const ConvShape& s, const float* x, const float* w, float* y, void* scratch) {
+  nchw_plane::forwardBf16(s, x, w, nullptr, y, scratch);
+}
+void bf16PlaneForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                          float* y, void* scratch) {
+  nchw_plane::forwardBf16(s, x, w, bias, y, scratch);
+}
+void bf16PlaneBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx,
+                           void* scratch) {
+  nchw_plane::backwardDataBf16(s, dy, w, nullptr, dx, scratch);
+}
+void bf16PlaneBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
+                               const float* bias, float* dx, void* scratch) {
+  nchw_plane::backwardDataBf16(s, dy, w, bias, dx, scratch);
+}
+bool bf16PlaneForwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                           uint16_t* y, void* scratch) {
+  return nchw_plane::forwardBf16Words(s, x, w, bias, y, scratch);
+}
+bool bf16PlaneBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
+                                const float* bias, uint16_t* dx, void* scratch) {
+  return nchw_plane::backwardDataBf16Words(s, dy, w, bias, dx, scratch);
+}
+
 constexpr ConvPass kF = ConvPass::Forward;
 constexpr ConvPass kD = ConvPass::BackwardData;
 constexpr ConvPass kW = ConvPass::BackwardWeight;
@@ -355,12 +389,15 @@ const ConvAlgorithm kAlgorithms[] = {
    bf16Forward<true, Isa::Avx512Bf16>, bf16ForwardScratch<Isa::Avx512Bf16>,
    bf16ForwardRun<Isa::Avx512Bf16>, bf16ForwardBias<Isa::Avx512Bf16>, wordsAreOperands,
    bf16ForwardWords<Isa::Avx512Bf16>},
+  {"bf16_gconv_fwd_plane_w16_avx512bf16", kF, Isa::Avx512Bf16, bf16GroupedPlaneForward,
+   nchw_plane::correlationScratchBytes, bf16PlaneForward, bf16PlaneForwardBias, wordsAreOperands,
+   bf16PlaneForwardWords},
   {"f32_dwconv_fwd_plane_w16_avx512", kF, Isa::Avx512, depthwise_plane::acceptsForward,
    noScratch, depthwisePlaneForward, depthwisePlaneForwardBias, wordsAreOperands, depthwisePlaneForwardWords, nullptr,
    true},
   {"f32_gconv_fwd_plane_w16_avx512", kF, Isa::Avx512, nchw_plane::acceptsGroupedForward,
    nchw_plane::correlationScratchBytes, planeCorrelationForward, planeCorrelationForwardBias,
-   wordsAreOperands, planeCorrelationForwardWords, nullptr, true},
+   wordsAreOperands, planeCorrelationForwardWords},
   {"f32_conv_fwd_few_channels_c6w64_avx512", kF, Isa::Avx512, few_channels::acceptsForward,
    few_channels::forwardScratchBytes, fewChannelForward, fewChannelForwardBias, nullptr, nullptr,
    nullptr, true},
@@ -369,7 +406,7 @@ const ConvAlgorithm kAlgorithms[] = {
    blockedForwardBias<Isa::Avx512>, wordsAreOperands, blockedForwardWords, nullptr, true},
   {"f32_conv_fwd_plane_w16_avx512", kF, Isa::Avx512, nchw_plane::acceptsDenseForward,
    nchw_plane::correlationScratchBytes, planeCorrelationForward, planeCorrelationForwardBias,
-   wordsAreOperands, planeCorrelationForwardWords, nullptr, true},
+   wordsAreOperands, planeCorrelationForwardWords},
   {"f32_conv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Dense>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
    blockedForwardBias<Isa::Avx512>, wordsAreOperands, blockedForwardWords, nullptr, true},
@@ -405,20 +442,22 @@ const ConvAlgorithm kAlgorithms[] = {
    bf16BackwardData<true, Isa::Avx512Bf16>, bf16BackwardDataScratch<Isa::Avx512Bf16>,
    bf16BackwardDataRun<Isa::Avx512Bf16>, bf16BackwardDataBias<Isa::Avx512Bf16>, wordsAreOperands,
    bf16BackwardDataWords<Isa::Avx512Bf16>},
+  {"bf16_gconv_bwdd_plane_w16_avx512bf16", kD, Isa::Avx512Bf16, bf16GroupedPlaneBackwardData,
+   nchw_plane::correlationScratchBytes, bf16PlaneBackwardData, bf16PlaneBackwardDataBias,
+   wordsAreOperands, bf16PlaneBackwardDataWords},
   {"f32_dwconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, depthwise_plane::acceptsBackwardData,
    noScratch, depthwisePlaneBackwardData, depthwisePlaneBackwardDataBias, wordsAreOperands, depthwisePlaneBackwardDataWords,
    nullptr, true},
   {"f32_gconv_bwdd_plane_w16_avx512", kD, Isa::Avx512, nchw_plane::acceptsGroupedBackwardData,
    nchw_plane::correlationScratchBytes, planeCorrelationBackwardData, planeCorrelationBackwardDataBias,
-   wordsAreOperands, planeCorrelationBackwardDataWords, nullptr, true},
+   wordsAreOperands, planeCorrelationBackwardDataWords},
   {"f32_dwconv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Depthwise>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords, nullptr,
    true},
   {"f32_conv_bwdd_plane_w16_avx512", kD, Isa::Avx512, nchw_plane::acceptsDenseBackwardData,
    nchw_plane::correlationScratchBytes, planeCorrelationBackwardData,
-   planeCorrelationBackwardDataBias, wordsAreOperands, planeCorrelationBackwardDataWords, nullptr,
-   true},
+   planeCorrelationBackwardDataBias, wordsAreOperands, planeCorrelationBackwardDataWords},
   {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords, nullptr,
@@ -452,7 +491,7 @@ const ConvAlgorithm kAlgorithms[] = {
    true},
   {"f32_gconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, nchw_plane::acceptsGroupedBackwardWeight,
    nchw_plane::backwardWeightScratchBytes, groupedPlaneBackwardWeight, nullptr,
-   wordsAreOperands, nullptr, groupedPlaneBackwardWeightWords, true},
+   wordsAreOperands, nullptr, groupedPlaneBackwardWeightWords},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>, nullptr, wordsAreOperands, nullptr,

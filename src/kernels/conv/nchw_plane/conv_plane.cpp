@@ -1,6 +1,10 @@
 #include "kernels/conv/nchw_plane/conv_plane.h"
 
+#include <atomic>
+#include <cstring>
+
 #include "common/thread_pool.h"
+#include "kernels/conv/blocked/bf16_pairs_inl.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -83,9 +87,6 @@ PlaneVectors describedPlane(const PlaneMap& m, void* memory) {
   return v;
 }
 
-Elements fp32Kind(const ConvShape& s) {
-  return s.inputRounding == Rounding::HF32 ? Elements::Hf32 : Elements::F32;
-}
 Elements wordsKind(const ConvShape& s) {
   return s.io == ElementType::F16 ? Elements::F16 : Elements::Bf16;
 }
@@ -152,6 +153,75 @@ void runCorrelation(const ConvShape& s, bool dataGradient, Elements kind, const 
       f32_conv_plane_correlate_o8w48_avx512(j);
     }
   });
+}
+
+// pairs[g][t][q][dst channel] from w: the bf16 words of src channels 2q
+// (low) and 2q + 1 (high, 0 past the last). False when a weight is one the
+// bf16 hardware does not take exactly.
+bool packPairWeights(const ConvShape& s, const float* w, bool dataGradient, uint32_t* pairs) {
+  const int64_t G = s.groups, S = srcChannelsOf(s), D = dstChannelsOf(s), taps = tapsOf(s);
+  for (int64_t i = 0; i < G * D * S * taps; ++i)
+    if (blocked::bf16Unsafe(w[i])) return false;
+  const int64_t srcChannels = dataGradient ? D : S, dstChannels = dataGradient ? S : D;
+  const int64_t P = (srcChannels + 1) / 2;
+  for (int64_t g = 0; g < G; ++g) {
+    uint32_t* pg = pairs + g * taps * P * dstChannels;
+    for (int64_t t = 0; t < taps; ++t) {
+      for (int64_t q = 0; q < P; ++q) {
+        for (int64_t d = 0; d < dstChannels; ++d) {
+          // w [O][S][taps]: the forward's (src c, dst o) is w[o][c][t], the
+          // data gradient's (src o, dst c) w[o][c][taps - 1 - t].
+          auto at = [&](int64_t src) {
+            if (src >= srcChannels) return 0.0f;
+            return dataGradient ? w[((g * D + src) * S + d) * taps + taps - 1 - t]
+                                : w[((g * D + d) * S + src) * taps + t];
+          };
+          pg[(t * P + q) * dstChannels + d] = blocked::pairWord(at(2 * q), at(2 * q + 1));
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// runCorrelation on VDPBF16PS; false (the output then incomplete) when the
+// weights or the data hold a value the hardware does not take exactly.
+template <typename E>
+bool runPairCorrelation(const ConvShape& s, bool dataGradient, Elements kind, const E* src,
+                        const float* w, const float* bias, E* dst, void* scratch) {
+  auto* pairs = static_cast<uint32_t*>(scratch);
+  if (!packPairWeights(s, w, dataGradient, pairs)) return false;
+  const int64_t G = s.groups;
+  const int64_t srcChannels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
+  const int64_t dstChannels = dataGradient ? srcChannelsOf(s) : dstChannelsOf(s);
+  const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
+  const PlaneVectors table =
+      describedPlane(m, static_cast<char*>(scratch) + alignUp(packedWeightBytes(s)));
+  const int64_t srcPlane = m.srcH * m.srcW, dstPlane = m.dstH * m.dstW;
+  const int64_t vectors = m.vectors();
+  const int64_t blocks = (vectors + kBlockVectors - 1) / kBlockVectors;
+  const int64_t groupPairs = tapsOf(s) * ((srcChannels + 1) / 2) * dstChannels;
+  std::atomic<bool> exact{true};
+  parallelFor(s.batch * G * blocks, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end && exact.load(std::memory_order_relaxed); ++item) {
+      const int64_t block = item % blocks, ng = item / blocks;
+      const int64_t n = ng / G, g = ng % G;
+      GroupCorrelation j;
+      j.map = m;
+      j.vectors = &table;
+      j.kind = kind;
+      j.src = src + (n * G + g) * srcChannels * srcPlane;
+      j.srcChannels = srcChannels;
+      j.dst = dst + (n * G + g) * dstChannels * dstPlane;
+      j.dstChannels = dstChannels;
+      j.bias = bias ? bias + g * dstChannels : nullptr;
+      j.v0 = block * kBlockVectors;
+      j.v1 = j.v0 + kBlockVectors < vectors ? j.v0 + kBlockVectors : vectors;
+      if (!bf16_conv_plane_correlate_o8w48_avx512bf16(j, pairs + g * groupPairs))
+        exact.store(false, std::memory_order_relaxed);
+    }
+  });
+  return exact.load();
 }
 
 // Work items: (group, run of up to 8 dw channels), each summing its images
@@ -264,14 +334,32 @@ uint64_t backwardWeightScratchBytes(const ConvShape& s) {
 
 void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
              void* scratch) {
-  runCorrelation(s, false, fp32Kind(s), x, w, bias, y, scratch);
+  runCorrelation(s, false, Elements::F32, x, w, bias, y, scratch);
 }
 void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias, float* dx,
                   void* scratch) {
-  runCorrelation(s, true, fp32Kind(s), dy, w, bias, dx, scratch);
+  runCorrelation(s, true, Elements::F32, dy, w, bias, dx, scratch);
 }
 void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw, void* scratch) {
-  runBackwardWeight(s, fp32Kind(s), x, dy, dw, scratch);
+  runBackwardWeight(s, Elements::F32, x, dy, dw, scratch);
+}
+bool forwardBf16Words(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                      uint16_t* y, void* scratch) {
+  return runPairCorrelation(s, false, Elements::Bf16, x, w, bias, y, scratch);
+}
+bool backwardDataBf16Words(const ConvShape& s, const uint16_t* dy, const float* w,
+                           const float* bias, uint16_t* dx, void* scratch) {
+  return runPairCorrelation(s, true, Elements::Bf16, dy, w, bias, dx, scratch);
+}
+void forwardBf16(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
+                 void* scratch) {
+  if (!runPairCorrelation(s, false, Elements::F32, x, w, bias, y, scratch))
+    runCorrelation(s, false, Elements::F32, x, w, bias, y, scratch);
+}
+void backwardDataBf16(const ConvShape& s, const float* dy, const float* w, const float* bias,
+                      float* dx, void* scratch) {
+  if (!runPairCorrelation(s, true, Elements::F32, dy, w, bias, dx, scratch))
+    runCorrelation(s, true, Elements::F32, dy, w, bias, dx, scratch);
 }
 void forwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
                   uint16_t* y, void* scratch) {

@@ -63,10 +63,12 @@ uint64_t planeVectorsBytes(const PlaneMap& map);
 PlaneVectors placePlaneVectors(const PlaneMap& map, void* memory);
 void f32_conv_plane_describe_avx512(const PlaneMap& map, PlaneVectors* vectors);
 
-// How the src (and dy) elements are read: fp32 as they are, the caller's raw
-// fp32 rounded to HF32, or the caller's bf16 / half words (dst then in the
-// same words, each result rounded once, nearest even).
-enum class Elements : uint8_t { F32, Hf32, Bf16, F16 };
+// How the src (and dy) elements are read: fp32, or the caller's bf16 / half
+// words (dst then in the same words, each result rounded once, nearest
+// even). Raw HF32 inputs are rounded by the caller first: rounding as read
+// would round each element once per tap and tile (measured: ResNeXt g32
+// HF32 backward 2 threads 2.3x the time of cubeMathType 0).
+enum class Elements : uint8_t { F32, Bf16, F16 };
 
 // For dst vectors [v0, v1) of one image and group:
 //   dst[d][p] = sum over taps t = i * kw + j in order, then s in order, of
@@ -107,6 +109,15 @@ struct GroupWeightGrad {
 };
 
 void f32_conv_plane_correlate_o8w48_avx512(const GroupCorrelation& job);
+// The same on bf16 operands (kind Bf16: the caller's words; F32: fp32
+// copies of bf16 values) with VDPBF16PS, the src channels in pairs
+// (2q, 2q + 1; an odd last one with a zero partner):
+//   pairWeights[(t * P + q) * D + d] = bf16 w(2q) | bf16 w(2q + 1) << 16,
+// P = (S + 1) / 2. False, before it writes anything, when the src elements
+// the job reads hold a value the hardware does not take exactly (non-finite
+// or nonzero below 2^-40, blocked::bf16Unsafe).
+bool bf16_conv_plane_correlate_o8w48_avx512bf16(const GroupCorrelation& job,
+                                                const uint32_t* pairWeights);
 void f32_convbwdw_plane_o4c4_avx512(const GroupWeightGrad& job);
 
 // Grouped layers (groups > 1, at most kMaxGroupChannels channels per group):
@@ -126,8 +137,7 @@ bool acceptsDenseBackwardData(const ConvShape& s);
 // per-lane partial sums.
 uint64_t correlationScratchBytes(const ConvShape& s);
 uint64_t backwardWeightScratchBytes(const ConvShape& s);
-// x [N, C, H, W], w [O, C / G, KH, KW] -> y (+ bias[o] when not null). The
-// fp32 passes take s.inputRounding HF32 (x and dy rounded as read).
+// x [N, C, H, W], w [O, C / G, KH, KW] -> y (+ bias[o] when not null).
 void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
              void* scratch);
 void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias, float* dx,
@@ -136,6 +146,19 @@ void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* 
 // The same on the caller's dense 16-bit tensors of type s.io (results rounded
 // to that type once, dw in fp32); products of bf16 or half values are exact
 // in fp32, so these give the fp32 passes' bits on the same values.
+// bf16 operands on VDPBF16PS (AVX512-BF16): the words runs are false when
+// the weights or the data hold a value the hardware does not take exactly
+// (the caller then runs the fp32 pass); the fp32 runs (fp32 copies of bf16
+// values) then run the fp32 kernels above, bit for bit forward() and
+// backwardData().
+bool forwardBf16Words(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                      uint16_t* y, void* scratch);
+bool backwardDataBf16Words(const ConvShape& s, const uint16_t* dy, const float* w,
+                           const float* bias, uint16_t* dx, void* scratch);
+void forwardBf16(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,
+                 void* scratch);
+void backwardDataBf16(const ConvShape& s, const float* dy, const float* w, const float* bias,
+                      float* dx, void* scratch);
 void forwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
                   uint16_t* y, void* scratch);
 void backwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w, const float* bias,

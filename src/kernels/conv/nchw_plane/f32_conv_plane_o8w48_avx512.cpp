@@ -30,10 +30,6 @@ struct F32Kind {
   using Load = blocked::F32Elements;
   static void store(float* p, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(p, m, v); }
 };
-struct Hf32Kind {
-  using Load = blocked::Hf32Elements;
-  static void store(float* p, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(p, m, v); }
-};
 struct Bf16Kind {
   using Load = blocked::Bf16Elements;
   static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeBf16(p, m, v); }
@@ -276,9 +272,6 @@ void f32_conv_plane_correlate_o8w48_avx512(const GroupCorrelation& j) {
     case Elements::F32:
       correlate<F32Kind, float>(j);
       break;
-    case Elements::Hf32:
-      correlate<Hf32Kind, float>(j);
-      break;
     case Elements::Bf16:
       correlate<Bf16Kind, uint16_t>(j);
       break;
@@ -292,9 +285,6 @@ void f32_convbwdw_plane_o4c4_avx512(const GroupWeightGrad& j) {
   switch (j.kind) {
     case Elements::F32:
       weightGrad<F32Kind, float>(j);
-      break;
-    case Elements::Hf32:
-      weightGrad<Hf32Kind, float>(j);
       break;
     case Elements::Bf16:
       weightGrad<Bf16Kind, uint16_t>(j);
