@@ -497,6 +497,19 @@ TEST(Bf16Dispatch, Avx512Bf16EntriesRunOnlyWhereVdpbf16IsFast) {
   }
 }
 
+// Depthwise bf16 layers keep the depthwise plane kernels at every level: a
+// channel pair would be half zeros (the grouped VDPBF16PS entries refuse
+// one channel per group).
+TEST(Bf16Dispatch, DepthwiseLayersKeepTheDepthwisePlanes) {
+  Restore restore;  // the VDPBF16PS entries count as fast
+  ConvShape s = shapeFor(OperandValues::BF16, false);
+  s.inChannels = s.outChannels = s.groups = 24;
+  for (ConvPass pass : {ConvPass::Forward, ConvPass::BackwardData}) {
+    const std::string name = selectConvAlgorithm(pass, s, Isa::Avx512Bf16).name;
+    EXPECT_EQ(name.rfind("f32_dwconv_", 0), 0u) << name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, Bf16Hardware, ::testing::Values(Isa::Avx512Bf16, Isa::Amx),
                          [](const ::testing::TestParamInfo<Isa>& info) {
                            return std::string(isaName(info.param));

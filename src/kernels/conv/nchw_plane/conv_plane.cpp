@@ -117,25 +117,22 @@ void packWeights(const ConvShape& s, const float* w, bool dataGradient, float* p
   }
 }
 
-// Work items: (image, group, block of dst vectors), each writing its own
-// outputs.
-template <typename Src, typename Dst>
-void runCorrelation(const ConvShape& s, bool dataGradient, Elements kind, const Src* src,
-                    const float* w, const float* bias, Dst* dst, void* scratch) {
+// Calls run(job, group) for every work item of a correlation: (image,
+// group, block of dst vectors), each writing its own outputs; stops early
+// (and returns false) once a call returns false.
+template <typename Src, typename Dst, typename Run>
+bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind, const Src* src,
+                            const float* bias, Dst* dst, const PlaneMap& m,
+                            const PlaneVectors& table, Run&& run) {
   const int64_t G = s.groups;
   const int64_t srcChannels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
   const int64_t dstChannels = dataGradient ? srcChannelsOf(s) : dstChannelsOf(s);
-  const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
-  auto* packed = static_cast<float*>(scratch);
-  packWeights(s, w, dataGradient, packed);
-  const PlaneVectors table =
-      describedPlane(m, static_cast<char*>(scratch) + alignUp(packedWeightBytes(s)));
   const int64_t srcPlane = m.srcH * m.srcW, dstPlane = m.dstH * m.dstW;
   const int64_t vectors = m.vectors();
   const int64_t blocks = (vectors + kBlockVectors - 1) / kBlockVectors;
-  const int64_t groupWeights = tapsOf(s) * srcChannels * dstChannels;
+  std::atomic<bool> ok{true};
   parallelFor(s.batch * G * blocks, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end; ++item) {
+    for (int64_t item = begin; item < end && ok.load(std::memory_order_relaxed); ++item) {
       const int64_t block = item % blocks, ng = item / blocks;
       const int64_t n = ng / G, g = ng % G;
       GroupCorrelation j;
@@ -146,13 +143,30 @@ void runCorrelation(const ConvShape& s, bool dataGradient, Elements kind, const 
       j.srcChannels = srcChannels;
       j.dst = dst + (n * G + g) * dstChannels * dstPlane;
       j.dstChannels = dstChannels;
-      j.weights = packed + g * groupWeights;
       j.bias = bias ? bias + g * dstChannels : nullptr;
       j.v0 = block * kBlockVectors;
       j.v1 = j.v0 + kBlockVectors < vectors ? j.v0 + kBlockVectors : vectors;
-      f32_conv_plane_correlate_o8w48_avx512(j);
+      if (!run(j, g)) ok.store(false, std::memory_order_relaxed);
     }
   });
+  return ok.load();
+}
+
+template <typename Src, typename Dst>
+void runCorrelation(const ConvShape& s, bool dataGradient, Elements kind, const Src* src,
+                    const float* w, const float* bias, Dst* dst, void* scratch) {
+  auto* packed = static_cast<float*>(scratch);
+  packWeights(s, w, dataGradient, packed);
+  const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
+  const PlaneVectors table =
+      describedPlane(m, static_cast<char*>(scratch) + alignUp(packedWeightBytes(s)));
+  const int64_t groupWeights = tapsOf(s) * srcChannelsOf(s) * dstChannelsOf(s);
+  forEachCorrelationItem(s, dataGradient, kind, src, bias, dst, m, table,
+                         [&](GroupCorrelation& j, int64_t g) {
+                           j.weights = packed + g * groupWeights;
+                           f32_conv_plane_correlate_o8w48_avx512(j);
+                           return true;
+                         });
 }
 
 // pairs[g][t][q][dst channel] from w: the bf16 words of src channels 2q
@@ -191,37 +205,16 @@ bool runPairCorrelation(const ConvShape& s, bool dataGradient, Elements kind, co
                         const float* w, const float* bias, E* dst, void* scratch) {
   auto* pairs = static_cast<uint32_t*>(scratch);
   if (!packPairWeights(s, w, dataGradient, pairs)) return false;
-  const int64_t G = s.groups;
-  const int64_t srcChannels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
-  const int64_t dstChannels = dataGradient ? srcChannelsOf(s) : dstChannelsOf(s);
   const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
   const PlaneVectors table =
       describedPlane(m, static_cast<char*>(scratch) + alignUp(packedWeightBytes(s)));
-  const int64_t srcPlane = m.srcH * m.srcW, dstPlane = m.dstH * m.dstW;
-  const int64_t vectors = m.vectors();
-  const int64_t blocks = (vectors + kBlockVectors - 1) / kBlockVectors;
+  const int64_t srcChannels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
+  const int64_t dstChannels = dataGradient ? srcChannelsOf(s) : dstChannelsOf(s);
   const int64_t groupPairs = tapsOf(s) * ((srcChannels + 1) / 2) * dstChannels;
-  std::atomic<bool> exact{true};
-  parallelFor(s.batch * G * blocks, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end && exact.load(std::memory_order_relaxed); ++item) {
-      const int64_t block = item % blocks, ng = item / blocks;
-      const int64_t n = ng / G, g = ng % G;
-      GroupCorrelation j;
-      j.map = m;
-      j.vectors = &table;
-      j.kind = kind;
-      j.src = src + (n * G + g) * srcChannels * srcPlane;
-      j.srcChannels = srcChannels;
-      j.dst = dst + (n * G + g) * dstChannels * dstPlane;
-      j.dstChannels = dstChannels;
-      j.bias = bias ? bias + g * dstChannels : nullptr;
-      j.v0 = block * kBlockVectors;
-      j.v1 = j.v0 + kBlockVectors < vectors ? j.v0 + kBlockVectors : vectors;
-      if (!bf16_conv_plane_correlate_o8w48_avx512bf16(j, pairs + g * groupPairs))
-        exact.store(false, std::memory_order_relaxed);
-    }
-  });
-  return exact.load();
+  return forEachCorrelationItem(
+      s, dataGradient, kind, src, bias, dst, m, table, [&](GroupCorrelation& j, int64_t g) {
+        return bf16_conv_plane_correlate_o8w48_avx512bf16(j, pairs + g * groupPairs);
+      });
 }
 
 // Work items: (group, run of up to 8 dw channels), each summing its images
