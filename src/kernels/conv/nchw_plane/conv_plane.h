@@ -58,6 +58,7 @@ struct PlaneVectors {
   uint16_t* masks = nullptr;  // [tap][padded]
   int64_t tapOffset[kMaxTaps] = {};
 };
+
 // Bytes of the arrays of `map`'s PlaneVectors; place them at `memory`.
 uint64_t planeVectorsBytes(const PlaneMap& map);
 PlaneVectors placePlaneVectors(const PlaneMap& map, void* memory);
@@ -73,8 +74,8 @@ enum class Elements : uint8_t { F32, Bf16, F16 };
 // For dst vectors [v0, v1) of one image and group:
 //   dst[d][p] = sum over taps t = i * kw + j in order, then s in order, of
 //     weights[(t * S + s) * D + d] * src[s](p, t)   (+ bias[d])
-// with S = srcChannels, D = dstChannels
-// and planes of srcH * srcW / dstH * dstW elements.
+// with S = srcChannels, D = dstChannels and planes of srcH * srcW /
+// dstH * dstW elements.
 struct GroupCorrelation {
   PlaneMap map;
   const PlaneVectors* vectors = nullptr;
@@ -127,8 +128,9 @@ bool acceptsGroupedBackwardData(const ConvShape& s);
 bool acceptsGroupedBackwardWeight(const ConvShape& s);
 // Dense layers (groups == 1) the correlation runs near the FMA peak: its
 // reduction (src channels x taps) at most kMaxDenseReduction, so that a
-// tile's weights stay in L1, at least 90% of the vectors' lanes valid, and
-// for 1x1 layers at least two src channels per dst channel.
+// tile's weights stay in L1, at least 90% of the vectors' lanes valid, for
+// 1x1 layers at least two src channels per dst channel, and no HF32
+// operands (left to the algorithms that round while staging).
 // (The weight gradient of dense layers stays with the blocked algorithm,
 // which measures faster there.)
 bool acceptsDenseForward(const ConvShape& s);

@@ -1,4 +1,4 @@
-// AVX-512 kernels of the grouped plane convolution: register tiles of up to
+// AVX-512 kernels of the NCHW plane convolution: register tiles of up to
 // 8 dst channels x 3 vectors (24 accumulators) for the correlation, 4 dy
 // channels x 4 x channels for the weight gradient; each src vector is one
 // masked load, each weight one broadcast. Only called after a cpuid check;
