@@ -27,6 +27,11 @@ namespace {
 
 // Sanitizer builds unroll the channel loops less (~180 instantiations).
 constexpr int kChannelUnroll = simd::kReductionUnroll;
+// The input lines of the tap this many taps ahead are requested while the
+// current tap computes: a tap's first broadcasts otherwise wait on L2, most
+// for stride 2 (RN50 3x3/2 128ch 56x56 forward, 1 thread, medians of 5:
+// 22.4 -> 20.3 ms; stride 1 layers 0.97-1.0 of before).
+constexpr int64_t kPrefetchAhead = 2;
 
 // accumulate: add to the partial sums already in out (a later slice of the
 // taps) instead of starting from zero.
@@ -49,6 +54,11 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
   for (int64_t k = 0; k < tapCount; ++k) {
     const float* src = in + taps[k];
     const float* wk = w + k * tapStride;
+    if (k + kPrefetchAhead < tapCount) {
+      const char* next = reinterpret_cast<const char*>(in + taps[k + kPrefetchAhead]);
+#pragma GCC unroll 32
+      for (int t = 0; t < WT; ++t) _mm_prefetch(next + t * IS * 64, _MM_HINT_T0);
+    }
 #pragma GCC unroll kChannelUnroll
     for (int c = 0; c < 16; ++c) {
       __m512 wv[NB];

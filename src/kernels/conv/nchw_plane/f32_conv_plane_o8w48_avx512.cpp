@@ -14,6 +14,8 @@
 
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "kernels/conv/blocked/element_loads_avx512_inl.h"
 #include "kernels/conv/nchw_plane/conv_plane.h"
 #include "kernels/simd/half_words_avx512.h"
@@ -46,6 +48,13 @@ inline const E* tapSource(const E* plane, const PlaneVectors& b, int64_t t, int6
   return b.masks[t * b.padded + k] ? plane + b.srcBase[k] + b.tapOffset[t] : plane;
 }
 
+// Pointwise layers read each src line once, from as many planes as there are
+// src channels (too many streams for the hardware prefetcher): the lines
+// this many channels ahead are requested early (RN50 1x1 256->64 56x56
+// forward, medians of 7: 1 thread 10.3 -> 9.7 ms, 2 threads 6.3 -> 5.9).
+// With more taps the lines are reused from L1 and requests measured 1-3%
+// slower.
+constexpr int64_t kPointwiseAhead = 4;
 template <int OT, int NV, typename K, typename E>
 void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
   const PlaneVectors& b = *j.vectors;
@@ -54,6 +63,7 @@ void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
   const int64_t S = j.srcChannels, D = j.dstChannels;
   const int64_t srcPlane = j.map.srcH * j.map.srcW, dstPlane = j.map.dstH * j.map.dstW;
   const int64_t taps = j.map.kh * j.map.kw;
+  const bool pointwise = taps == 1;
   __m512 acc[OT][NV];
 #pragma GCC unroll 8
   for (int o = 0; o < OT; ++o)
@@ -70,6 +80,15 @@ void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
     const float* w = j.weights + t * S * D + d0;
     for (int64_t s = 0; s < S; ++s) {
       __m512 x[NV];
+      if (pointwise) {
+        // An address, not a pointer into src: past the last channel it
+        // points nowhere, which a prefetch may.
+        const uintptr_t ahead = (s + kPointwiseAhead) * srcPlane * sizeof(E);
+#pragma GCC unroll 12
+        for (int v = 0; v < NV; ++v)
+          _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p[v]) + ahead),
+                       _MM_HINT_T0);
+      }
 #pragma GCC unroll 12
       for (int v = 0; v < NV; ++v) x[v] = K::Load::load(p[v] + s * srcPlane, mk[v]);
 #pragma GCC unroll 8
