@@ -562,6 +562,18 @@ std::vector<ConvShape> edgeShapes() {
   v.push_back(edgeShape(1, 8, 16, 8, unit, {11, 3, 1, 1, 1, 0}, {5, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(2, 5, 13, 1, unit, unit, {300, 7, 1, 9, 3, 0}));
   v.push_back(edgeShape(1, 16, 24, 1, unit, {12, 3, 1, 1, 1, 0}, {16, 3, 1, 1, 1, 0}));
+  // Stride phases (space to depth): a 1-channel k10 s5 stem, a 3-channel
+  // 7x7/2 stem (kernel not a multiple of the stride: w' has zeros), both
+  // dims strided by different factors, one strided dim beside a dilated
+  // padded one, windows that reach only padding, x columns no window
+  // reaches, a stride above the kernel.
+  v.push_back(edgeShape(2, 1, 40, 1, unit, unit, {523, 10, 5, 0, 1, 0}));
+  v.push_back(edgeShape(1, 3, 20, 1, unit, {23, 7, 2, 3, 1, 0}, {29, 7, 2, 3, 1, 0}));
+  v.push_back(edgeShape(2, 2, 9, 1, unit, {17, 4, 2, 1, 1, 0}, {19, 6, 3, 2, 1, 0}));
+  v.push_back(edgeShape(1, 4, 13, 1, unit, {21, 3, 3, 1, 1, 0}, {30, 3, 1, 2, 2, 0}));
+  v.push_back(edgeShape(1, 1, 8, 1, unit, unit, {9, 2, 2, 3, 1, 0}));
+  v.push_back(edgeShape(2, 3, 17, 1, unit, unit, {22, 4, 4, 0, 1, 0}));
+  v.push_back(edgeShape(1, 2, 16, 1, unit, {7, 1, 1, 0, 1, 0}, {19, 2, 4, 1, 1, 0}));
   return v;
 }
 

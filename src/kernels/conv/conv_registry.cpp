@@ -7,6 +7,7 @@
 #include "kernels/conv/few_channels/few_channels_conv.h"
 #include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
 #include "kernels/conv/nchw_plane/conv_plane.h"
+#include "kernels/conv/nchw_plane/stride_phases.h"
 #include "kernels/conv/pointwise_bf16/bf16_pointwise.h"
 #include "kernels/conv/small_group/conv_direct.h"
 
@@ -118,6 +119,10 @@ void planeCorrelationBackwardData(const ConvShape& s, const float* dy, const flo
 void planeCorrelationBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
                                       const float* bias, float* dx, void* scratch) {
   nchw_plane::backwardData(s, dy, w, bias, dx, scratch);
+}
+void stridePhasesBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx,
+                              void* scratch) {
+  nchw_plane::stridePhasesBackwardData(s, dy, w, nullptr, dx, scratch);
 }
 void groupedPlaneBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
                                 void* scratch) {
@@ -460,6 +465,9 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_bwdd_plane_w16_avx512", kD, Isa::Avx512, nchw_plane::acceptsDenseBackwardData,
    nchw_plane::correlationScratchBytes, planeCorrelationBackwardData,
    planeCorrelationBackwardDataBias, wordsAreOperands, planeCorrelationBackwardDataWords},
+  {"f32_conv_bwdd_phase_plane_w16_avx512", kD, Isa::Avx512,
+   nchw_plane::acceptsStridePhasesBackwardData, nchw_plane::stridePhasesBackwardDataScratchBytes,
+   stridePhasesBackwardData, nchw_plane::stridePhasesBackwardData},
   {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords, nullptr,
@@ -498,6 +506,9 @@ const ConvAlgorithm kAlgorithms[] = {
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>, nullptr, wordsAreOperands, nullptr,
    blockedBackwardWeightWords, true},
+  {"f32_conv_bwdw_phase_plane_w16_avx512", kW, Isa::Avx512,
+   nchw_plane::acceptsStridePhasesBackwardWeight,
+   nchw_plane::stridePhasesBackwardWeightScratchBytes, nchw_plane::stridePhasesBackwardWeight},
   {"f32_conv_bwdw_direct_nc16_avx512", kW, Isa::Avx512, blockedBackwardWeight<Channels::Dense>,
    blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx512>, nullptr,
    wordsAreOperands, nullptr, blockedBackwardWeightWords, true},

@@ -48,13 +48,13 @@ inline const E* tapSource(const E* plane, const PlaneVectors& b, int64_t t, int6
   return b.masks[t * b.padded + k] ? plane + b.srcBase[k] + b.tapOffset[t] : plane;
 }
 
-// Pointwise layers read each src line once, from as many planes as there are
-// src channels (too many streams for the hardware prefetcher): the lines
-// this many channels ahead are requested early (RN50 1x1 256->64 56x56
-// forward, medians of 7: 1 thread 10.3 -> 9.7 ms, 2 threads 6.3 -> 5.9).
-// With more taps the lines are reused from L1 and requests measured 1-3%
-// slower.
-constexpr int64_t kPointwiseAhead = 4;
+// The first tap reads each src line of the tile for the first time, from as
+// many planes as there are src channels (too many streams for the hardware
+// prefetcher): the lines this many channels ahead are requested early. The
+// later taps find them in L1. Measured (medians of 5-7, 1 thread): RN50 1x1
+// 256->64 56x56 forward 10.3 -> 9.2-9.7 ms (2 threads 6.3 -> 5.9), wav2vec
+// stem data gradient 7.3 -> 6.8; 3x3 and k5 layers 1.00 of before.
+constexpr int64_t kFetchAhead = 4;
 template <int OT, int NV, typename K, typename E>
 void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
   const PlaneVectors& b = *j.vectors;
@@ -63,7 +63,6 @@ void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
   const int64_t S = j.srcChannels, D = j.dstChannels;
   const int64_t srcPlane = j.map.srcH * j.map.srcW, dstPlane = j.map.dstH * j.map.dstW;
   const int64_t taps = j.map.kh * j.map.kw;
-  const bool pointwise = taps == 1;
   __m512 acc[OT][NV];
 #pragma GCC unroll 8
   for (int o = 0; o < OT; ++o)
@@ -78,12 +77,13 @@ void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
       p[v] = tapSource(src, b, t, k0 + v);
     }
     const float* w = j.weights + t * S * D + d0;
+    const bool fetchAhead = t == 0;
     for (int64_t s = 0; s < S; ++s) {
       __m512 x[NV];
-      if (pointwise) {
+      if (fetchAhead) {
         // An address, not a pointer into src: past the last channel it
         // points nowhere, which a prefetch may.
-        const uintptr_t ahead = (s + kPointwiseAhead) * srcPlane * sizeof(E);
+        const uintptr_t ahead = (s + kFetchAhead) * srcPlane * sizeof(E);
 #pragma GCC unroll 12
         for (int v = 0; v < NV; ++v)
           _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p[v]) + ahead),
@@ -111,7 +111,7 @@ void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
   }
 }
 
-// Tiles of 8, 4, 2 and 1 channels, each over as many vectors as its
+// Tiles of 8, 5, 4, 2 and 1 channels, each over as many vectors as its
 // accumulators allow.
 template <int OT, int NV, typename K, typename E>
 void correlateTiles(const GroupCorrelation& j, int64_t v0, int64_t v1, int64_t d0) {
@@ -126,6 +126,11 @@ void correlate(const GroupCorrelation& j) {
     if (left >= 8) {
       correlateTiles<8, 3, K, E>(j, j.v0, j.v1, d0);
       d0 += 8;
+    } else if (left == 5) {
+      // One pass over the src instead of 4 + 1 (the stride phases of a
+      // 1-channel k10 s5 stem have 5 dx channels).
+      correlateTiles<5, 4, K, E>(j, j.v0, j.v1, d0);
+      d0 += 5;
     } else if (left >= 4) {
       correlateTiles<4, 6, K, E>(j, j.v0, j.v1, d0);
       d0 += 4;
@@ -149,9 +154,9 @@ void weightTile(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, i
   const int64_t srcPlane = j.map.srcH * j.map.srcW, dstPlane = j.map.dstH * j.map.dstW;
   float* acc = j.acc + ((t * S + s0) * j.dCount + d0) * kLanes;
   __m512 a[OT][ST];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
   for (int s = 0; s < ST; ++s)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int o = 0; o < OT; ++o) a[o][s] = _mm512_loadu_ps(acc + (s * j.dCount + o) * kLanes);
   const E* dyTile = dy + d0 * dstPlane;
   const E* xTile = x + s0 * srcPlane;
@@ -159,32 +164,35 @@ void weightTile(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, i
     const __mmask16 valid = b.valid[k], mk = b.masks[t * b.padded + k];
     __m512 d[OT];
     const E* dp = dyTile + b.dstBase[k];
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int o = 0; o < OT; ++o) d[o] = K::Load::load(dp + o * dstPlane, valid);
     const E* p = tapSource(xTile, b, t, k);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int s = 0; s < ST; ++s) {
       const __m512 xv = K::Load::load(p + s * srcPlane, mk);
-#pragma GCC unroll 4
+#pragma GCC unroll 8
       for (int o = 0; o < OT; ++o) a[o][s] = _mm512_fmadd_ps(xv, d[o], a[o][s]);
     }
   }
-#pragma GCC unroll 4
+#pragma GCC unroll 8
   for (int s = 0; s < ST; ++s)
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int o = 0; o < OT; ++o) _mm512_storeu_ps(acc + (s * j.dCount + o) * kLanes, a[o][s]);
 }
 
 // Every (x channel, tap) of dy channels [d0, d0 + OT): x channels in tiles of
-// 4, the rest in one tile of 3, 2 or 1.
+// 4, the rest in one tile of 5 (for 4 + 1), 3, 2 or 1.
 template <int OT, typename K, typename E>
 void weightTiles(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, int64_t v1,
                  int64_t d0) {
   const int64_t S = j.xChannels, taps = j.map.kh * j.map.kw;
   for (int64_t s0 = 0; s0 < S;) {
-    const int64_t st = S - s0 < 4 ? S - s0 : 4;
+    const int64_t st = S - s0 == 5 ? 5 : S - s0 < 4 ? S - s0 : 4;
     for (int64_t t = 0; t < taps; ++t) {
       switch (st) {
+        case 5:
+          weightTile<OT, 5, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          break;
         case 4:
           weightTile<OT, 4, K, E>(j, x, dy, v0, v1, d0, s0, t);
           break;
