@@ -159,6 +159,15 @@ void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* d
           PlaneWeightGrad j;
           j.g = g;
           setOperands(&j, x + plane * g.srcH * g.srcW, dy + plane * g.dstH * g.dstW);
+          // Fetching the next planes while this one computes: MNv2 dw 3x3
+          // 144ch 56x56 batch 32 weight gradient, medians of 5-7: 1 thread
+          // 20.5 -> 18.7 ms, 2 threads 12.9 -> 10.3 (batch 8, 128ch: 5.4 ->
+          // 4.3 at 1 thread).
+          if (k + 1 < run || n + 1 < s.batch) {
+            const int64_t next = k + 1 < run ? plane + 1 : (n + 1) * C + c0;
+            j.nextX = x + next * g.srcH * g.srcW;
+            j.nextDy = dy + next * g.dstH * g.dstW;
+          }
           setReading(&j, s);
           j.acc = acc + k * taps * kLanes;
           f32_dwconv_plane_weight_avx512(j);

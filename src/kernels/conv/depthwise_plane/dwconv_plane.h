@@ -66,6 +66,10 @@ struct PlaneWeightGrad {
   const uint16_t* dyWords = nullptr;
   ElementType words = ElementType::BF16;
   float* acc = nullptr;
+  // The planes the caller runs next (may be null): fetched into L2 while
+  // this one computes.
+  const void* nextX = nullptr;
+  const void* nextDy = nullptr;
 };
 
 // Floats of one buffered src row: the output row rounded up to whole

@@ -233,6 +233,10 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
   // per band into dyBuf, not once per tap.
   constexpr bool kConvertDy = !std::is_same_v<D, F32Data>;
   alignas(64) float dyBuf[kConvertDy ? kBandFloats : 1];
+  const int64_t elementBytes = static_cast<int64_t>(sizeof(typename D::Element));
+  const int64_t linesX = (g.srcH * g.srcW * elementBytes + 63) / 64;
+  const int64_t linesDy = (g.dstH * g.dstW * elementBytes + 63) / 64;
+  int64_t fetchedX = 0, fetchedDy = 0;
   // Taps (i, k) .. (i, k + T - 1) over the band's rows, added into j.acc.
   auto taps = [&](auto width, const float* buf, int64_t r0, int64_t rows, int64_t i, int64_t k) {
     constexpr int T = decltype(width)::value;
@@ -241,7 +245,14 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
     for (int t = 0; t < T; ++t)
 #pragma GCC unroll 4
       for (int u = 0; u < 4; ++u) a[t][u] = _mm512_setzero_ps();
+    const bool fetch = i == 0 && k == 0 && j.nextX != nullptr;
     for (int64_t r = 0; r < rows; ++r) {
+      if (fetch) {
+        for (; fetchedX < (r0 + r + 1) * linesX / g.dstH; ++fetchedX)
+          _mm_prefetch(static_cast<const char*>(j.nextX) + fetchedX * 64, _MM_HINT_T1);
+        for (; fetchedDy < (r0 + r + 1) * linesDy / g.dstH; ++fetchedDy)
+          _mm_prefetch(static_cast<const char*>(j.nextDy) + fetchedDy * 64, _MM_HINT_T1);
+      }
       const float* xs[T];
 #pragma GCC unroll 2
       for (int t = 0; t < T; ++t)
