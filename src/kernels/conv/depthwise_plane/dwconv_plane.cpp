@@ -31,37 +31,6 @@ bool planeShape(const ConvShape& s) {
 
 int64_t tapsOf(const ConvShape& s) { return s.kernel[1] * s.kernel[2]; }
 
-// The forward's (and the weight gradient's) map from y positions into x.
-PlaneGeometry forwardGeometry(const ConvShape& s) {
-  PlaneGeometry g;
-  g.srcH = s.in[1];
-  g.srcW = s.in[2];
-  g.dstH = s.out[1];
-  g.dstW = s.out[2];
-  g.rowStride = s.stride[1];
-  g.dilH = s.dilation[1];
-  g.dilW = s.dilation[2];
-  g.padH = s.padBefore[1];
-  g.padW = s.padBefore[2];
-  g.kh = s.kernel[1];
-  g.kw = s.kernel[2];
-  return g;
-}
-
-// Unit strides: dx is the correlation of dy with the flipped kernel, padded
-// by (k - 1) * dilation - pad.
-PlaneGeometry dataGradientGeometry(const ConvShape& s) {
-  PlaneGeometry g = forwardGeometry(s);
-  g.srcH = s.out[1];
-  g.srcW = s.out[2];
-  g.dstH = s.in[1];
-  g.dstW = s.in[2];
-  g.rowStride = 1;
-  g.padH = (s.kernel[1] - 1) * s.dilation[1] - s.padBefore[1];
-  g.padW = (s.kernel[2] - 1) * s.dilation[2] - s.padBefore[2];
-  return g;
-}
-
 }  // namespace
 
 bool acceptsForward(const ConvShape& s) { return planeShape(s); }
@@ -94,7 +63,7 @@ void setOperands(PlaneWeightGrad* j, const uint16_t* x, const uint16_t* dy) {
 template <typename Src, typename Dst>
 void runForward(const ConvShape& s, const Src* x, const float* w, const float* bias, Dst* y) {
   const int64_t C = s.inChannels, taps = tapsOf(s);
-  const PlaneGeometry g = forwardGeometry(s);
+  const PlaneGeometry g = forwardWindow(s);
   parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
     for (int64_t plane = begin; plane < end; ++plane) {
       const int64_t c = plane % C;
@@ -115,7 +84,7 @@ template <typename Src, typename Dst>
 void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const float* bias,
                      Dst* dx) {
   const int64_t C = s.inChannels, taps = tapsOf(s);
-  const PlaneGeometry g = dataGradientGeometry(s);
+  const PlaneGeometry g = dataGradientWindow(s);
   parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
     float flipped[kMaxTaps];
     int64_t flippedChannel = -1;
@@ -147,7 +116,7 @@ void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* d
   // are a whole image apart).
   constexpr int64_t kRunChannels = 8;
   const int64_t C = s.inChannels, taps = tapsOf(s);
-  const PlaneGeometry g = forwardGeometry(s);
+  const PlaneGeometry g = forwardWindow(s);
   parallelFor(C, [&](int64_t begin, int64_t end) {
     alignas(64) float acc[kRunChannels * kMaxTaps * kLanes];
     for (int64_t c0 = begin; c0 < end; c0 += kRunChannels) {

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 
+#include "kernels/conv/plane_window.h"
 #include "kernels/kernel_types.h"
 
 namespace aclcpu {
@@ -23,16 +24,8 @@ constexpr int64_t kBandFloats = 8192;  // 32 KB: the band buffer, on the stack
 constexpr int64_t kMaxTaps = 64;
 constexpr int64_t kLanes = 16;
 
-// The index map of one plane job: output (dst) position (r, c) and tap
-// (i, j) read src[r * rowStride + i * dilH - padH][c + j * dilW - padW], zero
-// outside the src plane. pad may be negative (the data gradient's flipped
-// correlation).
-struct PlaneGeometry {
-  int64_t srcH = 0, srcW = 0;
-  int64_t dstH = 0, dstW = 0;
-  int64_t rowStride = 1, dilH = 1, dilW = 1, padH = 0, padW = 0;
-  int64_t kh = 1, kw = 1;
-};
+// A plane job's index map (the rows of dst may step rowStride src rows).
+using PlaneGeometry = PlaneWindow;
 
 // dst[r][c] = sum over taps t = i * kw + j, in order, of src(r, c, i, j) *
 // taps[t], plus bias when hasBias. src and dst are fp32 (with roundHf32,

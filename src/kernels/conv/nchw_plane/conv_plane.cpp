@@ -49,34 +49,8 @@ int64_t laneUsePercent(const PlaneMap& m) {
   return positions * 100 / (computed * kLanes);
 }
 
-// The forward's (and the weight gradient's) map from y positions into x.
-PlaneMap forwardMap(const ConvShape& s) {
-  PlaneMap m;
-  m.srcH = s.in[1];
-  m.srcW = s.in[2];
-  m.dstH = s.out[1];
-  m.dstW = s.out[2];
-  m.dilH = s.dilation[1];
-  m.dilW = s.dilation[2];
-  m.padH = s.padBefore[1];
-  m.padW = s.padBefore[2];
-  m.kh = s.kernel[1];
-  m.kw = s.kernel[2];
-  return m;
-}
-
-// dx is the correlation of dy with the flipped kernel, padded by
-// (k - 1) * dilation - pad.
-PlaneMap dataGradientMap(const ConvShape& s) {
-  PlaneMap m = forwardMap(s);
-  m.srcH = s.out[1];
-  m.srcW = s.out[2];
-  m.dstH = s.in[1];
-  m.dstW = s.in[2];
-  m.padH = (s.kernel[1] - 1) * s.dilation[1] - s.padBefore[1];
-  m.padW = (s.kernel[2] - 1) * s.dilation[2] - s.padBefore[2];
-  return m;
-}
+PlaneMap forwardMap(const ConvShape& s) { return PlaneMap(forwardWindow(s)); }
+PlaneMap dataGradientMap(const ConvShape& s) { return PlaneMap(dataGradientWindow(s)); }
 
 uint64_t alignUp(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "kernels/conv/plane_window.h"
 #include "kernels/kernel_types.h"
 
 namespace aclcpu {
@@ -31,13 +32,10 @@ constexpr int64_t kBlockVectors = 12;
 // The weight gradient's blocks (GroupWeightGrad).
 constexpr int64_t kWeightBlockVectors = 48;
 
-// The positions map of one pass. pad may be negative (the data gradient's
-// flipped correlation).
-struct PlaneMap {
-  int64_t srcH = 0, srcW = 0;
-  int64_t dstH = 0, dstW = 0;
-  int64_t dilH = 1, dilW = 1, padH = 0, padW = 0;
-  int64_t kh = 1, kw = 1;
+// The positions map of one pass (rowStride 1), and how its dst vectors lie.
+struct PlaneMap : PlaneWindow {
+  PlaneMap() = default;
+  explicit PlaneMap(const PlaneWindow& w) : PlaneWindow(w) {}
   bool acrossRows() const { return srcW == dstW; }
   int64_t vectorsPerRow() const { return (dstW + kLanes - 1) / kLanes; }
   int64_t vectors() const {
