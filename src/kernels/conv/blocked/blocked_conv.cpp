@@ -120,7 +120,12 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
       // thrash L1.
       const int64_t width = nb * kLanes;
       int64_t bufferRed = -1, bufferTap0 = 0;
-      for (int64_t i = 0; i < p.tapsPerTile; ++i) {
+      // One reduction block's entries at a time (the table may run the
+      // blocks inside the taps), so that each buffer fill serves a run of
+      // them.
+      for (int64_t n = 0; n < p.tapsPerTile * p.blocks.redPerGroup; ++n) {
+        const int64_t i = n % p.tapsPerTile;
+        if (table.redIndex[i] != n / p.tapsPerTile) continue;
         const int64_t tap = table.weightTap[i];
         const int64_t red = (red0 + table.redIndex[i]) * kLanes;
         if (red != bufferRed || tap < bufferTap0 || tap >= bufferTap0 + kPackSliceTaps) {
@@ -203,7 +208,11 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
   table.offsets = scratchRegion<int64_t>(scratch, p.tapOffset);
   table.redIndex = reinterpret_cast<int32_t*>(table.offsets + p.tapsPerTile);
   table.weightTap = table.redIndex + p.tapsPerTile;
-  planRowPass(shape, kind, &p, &table);
+  // Skipping the taps that read padding rows: RN50 3x3 512ch 7x7 (batch 8,
+  // 1 thread, medians of 5) forward 20.1 -> 17.8 ms, data gradient 20.9 ->
+  // 18.3; 256ch 14x14 0.95-0.98, 3D video 16x28x28 0.95-0.96, RN50 3x3/2
+  // data gradient 0.94 of before.
+  planRowPass(shape, kind, &p, &table, 0, true);
   float* in = scratchRegion<float>(scratch, p.inOffset);
   float* out = scratchRegion<float>(scratch, p.outOffset);
   float* packed = scratchRegion<float>(scratch, p.weightOffset);

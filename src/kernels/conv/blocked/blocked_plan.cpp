@@ -198,7 +198,7 @@ int64_t tapShift(const Dim& dim, int64_t phase, int64_t k) {
 }  // namespace
 
 bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTable* table,
-                 int64_t shortRow) {
+                 int64_t shortRow, bool skipPaddingRows) {
   RowPassPlan& p = *plan;
   p = RowPassPlan{};
   p.kind = kind;
@@ -245,7 +245,31 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
     ph.outRowStep[1] = p.out.rowStride;
     ph.tapCount = sz.mul(p.blocks.redPerGroup, s.kernel[0] * s.kernel[1] * s.kernel[2]);
     if (!sz.ok) return false;
-    if (table) {
+    if (skipPaddingRows) {
+      p.skipsPaddingRows = true;
+      for (int d = 0; d < 2; ++d) {
+        const Dim& dim = dims[d];
+        // One flattened row per plane: every kh runs.
+        ph.tapRows[d] = d == 1 && flatten
+                            ? TapRows{0, 0, 0, 1, dim.kernel}
+                            : TapRows{dim.stride, -dim.pad, dim.dilation, dim.in, dim.kernel};
+      }
+      ph.tapsPerRowPair = p.blocks.redPerGroup * dims[2].kernel;
+    }
+    if (table && skipPaddingRows) {
+      int64_t i = 0;
+      for (int64_t kd = 0; kd < dims[0].kernel; ++kd)
+        for (int64_t kh = 0; kh < dims[1].kernel; ++kh)
+          for (int64_t r = 0; r < p.blocks.redPerGroup; ++r)
+            for (int64_t kw = 0; kw < dims[2].kernel; ++kw, ++i) {
+              table->offsets[i] = r * p.in.blockStride + kd * dims[0].dilation * p.in.planeStride +
+                                  kh * dims[1].dilation * p.in.rowStride +
+                                  kw * dims[2].dilation * kLanes;
+              table->redIndex[i] = static_cast<int32_t>(r);
+              table->weightTap[i] =
+                  static_cast<int32_t>((kd * dims[1].kernel + kh) * dims[2].kernel + kw);
+            }
+    } else if (table) {
       int64_t i = 0;
       for (int64_t r = 0; r < p.blocks.redPerGroup; ++r) {
         int64_t tap = 0;
@@ -325,22 +349,51 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
           ph.outBase = pd * p.out.planeStride + phh * p.out.rowStride + pw * kLanes;
           ph.tapBegin = tapIndex;
           ph.tapCount = p.blocks.redPerGroup * td.taps * th.taps * tw.taps;
+          if (skipPaddingRows) {
+            // Tap j of the phase reads gradOutput row q + shift(first) - j *
+            // every * dilation / stride (every * dilation is a multiple of
+            // the stride).
+            p.skipsPaddingRows = true;
+            const PhaseTaps* t[2] = {&td, &th};
+            const int64_t phase[2] = {pd, phh};
+            for (int d = 0; d < 2; ++d) {
+              const Dim& dim = dims[d];
+              ph.tapRows[d] =
+                  d == 1 && flatten
+                      ? TapRows{0, 0, 0, 1, t[d]->taps}
+                      : TapRows{1, tapShift(dim, phase[d], t[d]->first),
+                                -(t[d]->every * dim.dilation / dim.stride), dim.out, t[d]->taps};
+            }
+            ph.tapsPerRowPair = p.blocks.redPerGroup * tw.taps;
+          }
           if (table) {
             int64_t i = tapIndex;
-            for (int64_t r = 0; r < p.blocks.redPerGroup; ++r)
-              for (int64_t a = 0; a < td.taps; ++a)
-                for (int64_t b = 0; b < th.taps; ++b)
-                  for (int64_t c = 0; c < tw.taps; ++c, ++i) {
-                    const int64_t kd = td.first + a * td.every;
-                    const int64_t kh = th.first + b * th.every;
-                    const int64_t kw = tw.first + c * tw.every;
-                    table->offsets[i] = r * p.in.blockStride +
-                                        (tapShift(dims[0], pd, kd) + margin[0]) * p.in.planeStride +
-                                        (tapShift(dims[1], phh, kh) + margin[1]) * p.in.rowStride +
-                                        (tapShift(dims[2], pw, kw) + margin[2]) * kLanes;
-                    table->redIndex[i] = r;
-                    table->weightTap[i] = (kd * s.kernel[1] + kh) * s.kernel[2] + kw;
-                  }
+            for (int64_t n = 0; n < ph.tapCount; ++n, ++i) {
+              // The reduction block outermost, or (skipPaddingRows) the
+              // (D, H) tap pair.
+              int64_t r = 0, a = 0, b = 0, c = 0;
+              if (skipPaddingRows) {
+                c = n % tw.taps;
+                r = n / tw.taps % p.blocks.redPerGroup;
+                b = n / (tw.taps * p.blocks.redPerGroup) % th.taps;
+                a = n / (tw.taps * p.blocks.redPerGroup * th.taps);
+              } else {
+                c = n % tw.taps;
+                b = n / tw.taps % th.taps;
+                a = n / (tw.taps * th.taps) % td.taps;
+                r = n / (tw.taps * th.taps * td.taps);
+              }
+              const int64_t kd = td.first + a * td.every;
+              const int64_t kh = th.first + b * th.every;
+              const int64_t kw = tw.first + c * tw.every;
+              table->offsets[i] = r * p.in.blockStride +
+                                  (tapShift(dims[0], pd, kd) + margin[0]) * p.in.planeStride +
+                                  (tapShift(dims[1], phh, kh) + margin[1]) * p.in.rowStride +
+                                  (tapShift(dims[2], pw, kw) + margin[2]) * kLanes;
+              table->redIndex[i] = static_cast<int32_t>(r);
+              table->weightTap[i] =
+                  static_cast<int32_t>((kd * s.kernel[1] + kh) * s.kernel[2] + kw);
+            }
           }
           tapIndex += ph.tapCount;
         }
@@ -411,6 +464,36 @@ RowItem rowItemAt(const RowPassPlan& p, int64_t images, int64_t item) {
   r.tapBegin = phase.tapBegin;
   r.tapCount = phase.tapCount;
   r.weights = tile * p.tileWeightFloats + phase.weightBegin;
+  if (p.skipsPaddingRows) {
+    // The (D, H) tap pairs from the first with both input rows inside to the
+    // last (at a 3D corner the pairs between include some that read padding).
+    int64_t lo[2], hi[2];
+    const int64_t at[2] = {rowD, rowH};
+    for (int d = 0; d < 2; ++d) {
+      const TapRows& t = phase.tapRows[d];
+      const int64_t base = at[d] * t.qStep + t.first;  // input row of tap 0
+      if (t.jStep == 0) {
+        const bool inside = base >= 0 && base < t.extent;
+        lo[d] = 0;
+        hi[d] = inside ? t.taps : 0;
+      } else if (t.jStep > 0) {
+        lo[d] = std::max<int64_t>(0, ceilDiv(-base, t.jStep));
+        hi[d] = std::min(t.taps, floorDiv(t.extent - 1 - base, t.jStep) + 1);
+      } else {
+        lo[d] = std::max<int64_t>(0, ceilDiv(base - (t.extent - 1), -t.jStep));
+        hi[d] = std::min(t.taps, floorDiv(base, -t.jStep) + 1);
+      }
+    }
+    const int64_t hTaps = phase.tapRows[1].taps;
+    if (hi[0] <= lo[0] || hi[1] <= lo[1]) {
+      r.tapCount = 0;
+    } else {
+      const int64_t first = lo[0] * hTaps + lo[1], last = (hi[0] - 1) * hTaps + hi[1] - 1;
+      r.tapBegin += first * phase.tapsPerRowPair;
+      r.tapCount = (last - first + 1) * phase.tapsPerRowPair;
+      r.weights += first * phase.tapsPerRowPair * p.tapFloats;
+    }
+  }
   r.out = image * p.out.imageStride + ob0 * p.out.blockStride + phase.outBase +
           rowD * phase.outRowStep[0] + rowH * phase.outRowStep[1] + col0 * phase.outColStep;
   r.outColStep = phase.outColStep;

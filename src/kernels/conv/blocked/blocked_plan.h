@@ -62,6 +62,13 @@ struct StagedLayout {
   int64_t laneGroups = 1;
 };
 
+// Which input row (along D or H) the j-th tap of a phase's kernel reads for
+// row q of the phase's grid: q * qStep + first + j * jStep, for j < taps;
+// rows outside [0, extent) are padding.
+struct TapRows {
+  int64_t qStep = 0, first = 0, jStep = 0, extent = 1, taps = 1;
+};
+
 struct Phase {
   int64_t rows[2] = {1, 1};        // row grid along d and h
   int64_t cols = 0;                // positions per row
@@ -74,6 +81,10 @@ struct Phase {
   int64_t weightBegin = 0;  // floats into one tile's packed weights
   int64_t segments = 0;     // row segments (work items) per row
   int64_t itemBegin = 0;    // first work item of this phase within one (image, tile)
+  // With RowPassPlan::skipsPaddingRows: the phase's taps along D and H, and
+  // the table entries per (D tap, H tap) pair (reduction blocks x W taps).
+  TapRows tapRows[2];
+  int64_t tapsPerRowPair = 0;
 };
 
 enum class RowPassKind : uint8_t { Forward, BackwardData };
@@ -91,7 +102,13 @@ struct RowPassPlan {
   int64_t tileWeightFloats = 0;
   int64_t itemsPerImageTile = 0;
   int64_t imagesPerGroup = 0;  // the batch is staged and run in groups of this many images
-  int64_t tapFloats = 0;       // packed weight floats per tap
+  // Planned with skipPaddingRows: each phase's tap table runs its (D, H) tap
+  // pairs outermost (then reduction blocks, then W taps), so the taps of an
+  // output row whose input rows lie in the padding are a prefix and a suffix
+  // of its list, which the row's work item leaves out (the float64 reference
+  // has no such products either).
+  bool skipsPaddingRows = false;
+  int64_t tapFloats = 0;  // packed weight floats per tap
   // Workspace regions (bytes, 64-aligned) and total.
   uint64_t inOffset = 0, outOffset = 0, weightOffset = 0, tapOffset = 0, bytes = 0;
 };
@@ -132,7 +149,7 @@ struct TapTable {
 // shortRow (when positive) replaces the row length below which planes are
 // flattened into one row.
 bool planRowPass(const ConvShape& shape, RowPassKind kind, RowPassPlan* plan,
-                 TapTable* table = nullptr, int64_t shortRow = 0);
+                 TapTable* table = nullptr, int64_t shortRow = 0, bool skipPaddingRows = false);
 bool planWeightPass(const ConvShape& shape, WeightPassPlan* plan);
 
 // The output blocks of one tile: the first and how many (1 or 2).
