@@ -46,7 +46,9 @@ ConvShape phasedShape(const ConvShape& s) {
 }
 
 bool phaseShape(const ConvShape& s) {
-  if (s.groups != 1 || s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1) return false;
+  // The depth dim trivial: one position, read (a depth pad reads only zeros).
+  if (s.groups != 1 || s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0)
+    return false;
   if (s.stride[1] == 1 && s.stride[2] == 1) return false;
   for (int d = 1; d < 3; ++d) {
     if (s.stride[d] < 1 || s.stride[d] >= kMaxExtent || s.in[d] <= 0 || s.out[d] <= 0 ||
@@ -54,6 +56,14 @@ bool phaseShape(const ConvShape& s) {
         s.kernel[d] >= kMaxExtent || s.padBefore[d] < 0 || s.padBefore[d] >= kMaxExtent)
       return false;
     if (s.stride[d] > 1 && s.dilation[d] != 1) return false;
+    // A stride above the kernel leaves phases no tap reads (a 1x1/2 layer:
+    // three quarters of x' and of the products for nothing).
+    if (s.stride[d] > s.kernel[d]) return false;
+    // The plane kernels' 32-bit lane arithmetic (the unsplit dims keep their
+    // dilation).
+    if (s.dilation[d] < 1 || s.dilation[d] >= kMaxExtent ||
+        (s.kernel[d] - 1) * s.dilation[d] >= kMaxExtent)
+      return false;
   }
   if (s.inChannels > kMaxPhaseChannels || s.stride[1] * s.stride[2] > kMaxPhaseChannels ||
       s.inChannels * s.stride[1] * s.stride[2] > kMaxPhaseChannels)

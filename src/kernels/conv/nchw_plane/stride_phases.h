@@ -22,8 +22,9 @@ namespace aclcpu {
 namespace kernels {
 namespace nchw_plane {
 
-// Dense (groups 1) 1D/2D layers, a stride above 1 along H or W and no
-// dilation along a strided dim, whose x' has at most kMaxPhaseChannels
+// Dense (groups 1) 1D/2D layers, a stride above 1 along H or W, no
+// dilation along a strided dim and no stride above its kernel (phases no tap
+// reads would be computed for nothing), whose x' has at most kMaxPhaseChannels
 // channels and whose unit-stride form the plane kernels take; the data
 // gradient only where the strides divide the kernel (w' then has no zeros).
 constexpr int64_t kMaxPhaseChannels = 16;
