@@ -7,6 +7,9 @@
 namespace aclcpu {
 namespace kernels {
 
+// bytes rounded up to whole 64-byte regions.
+constexpr uint64_t scratchAligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
 template <typename T>
 T* scratchRegion(void* scratch, uint64_t offset) {
   return reinterpret_cast<T*>(static_cast<unsigned char*>(scratch) + offset);

@@ -5,28 +5,27 @@
 
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/bf16_pairs_inl.h"
+#include "kernels/conv/scratch_region.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace nchw_plane {
 namespace {
 
-// The lane arithmetic of the masks is 32-bit: extents, dilations and pads
-// well inside it.
-constexpr int64_t kMaxExtent = int64_t{1} << 28;
+constexpr int64_t kMaxExtent = kMaxPlaneExtent;
 
 int64_t srcChannelsOf(const ConvShape& s) { return s.inChannels / s.groups; }
 int64_t dstChannelsOf(const ConvShape& s) { return s.outChannels / s.groups; }
 int64_t tapsOf(const ConvShape& s) { return s.kernel[1] * s.kernel[2]; }
 
-// 1D/2D (depth trivial), unit strides, extents the 32-bit lane arithmetic
-// takes.
+}  // namespace
+
 bool planeGeometry(const ConvShape& s) {
   if (s.groups < 1 || s.inChannels % s.groups != 0 || s.outChannels % s.groups != 0) return false;
   if (s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0) return false;
   if (s.stride[1] != 1 || s.stride[2] != 1) return false;
   for (int d = 1; d < 3; ++d) {
-    if (s.in[d] <= 0 || s.out[d] <= 0 || s.kernel[d] <= 0) return false;
+    if (s.in[d] <= 0 || s.out[d] <= 0 || s.kernel[d] <= 0 || s.kernel[d] > kMaxTaps) return false;
     if (s.in[d] >= kMaxExtent || s.out[d] >= kMaxExtent) return false;
     if (s.dilation[d] <= 0 || (s.kernel[d] - 1) * s.dilation[d] >= kMaxExtent) return false;
     if (s.padBefore[d] < 0 || s.padBefore[d] >= kMaxExtent) return false;
@@ -34,6 +33,8 @@ bool planeGeometry(const ConvShape& s) {
   return tapsOf(s) <= kMaxTaps && s.in[1] * s.in[2] < kMaxExtent &&
          s.out[1] * s.out[2] < kMaxExtent;
 }
+
+namespace {
 
 bool groupedShape(const ConvShape& s) {
   return s.groups > 1 && planeGeometry(s) && srcChannelsOf(s) <= kMaxGroupChannels &&
@@ -51,8 +52,6 @@ int64_t laneUsePercent(const PlaneMap& m) {
 
 PlaneMap forwardMap(const ConvShape& s) { return PlaneMap(forwardWindow(s)); }
 PlaneMap dataGradientMap(const ConvShape& s) { return PlaneMap(dataGradientWindow(s)); }
-
-uint64_t alignUp(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
 
 // The table of the pass's dst vectors, described once at `memory`.
 PlaneVectors describedPlane(const PlaneMap& m, void* memory) {
@@ -133,7 +132,7 @@ void runCorrelation(const ConvShape& s, bool dataGradient, Elements kind, const 
   packWeights(s, w, dataGradient, packed);
   const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
   const PlaneVectors table =
-      describedPlane(m, static_cast<char*>(scratch) + alignUp(packedWeightBytes(s)));
+      describedPlane(m, static_cast<char*>(scratch) + scratchAligned(packedWeightBytes(s)));
   const int64_t groupWeights = tapsOf(s) * srcChannelsOf(s) * dstChannelsOf(s);
   forEachCorrelationItem(s, dataGradient, kind, src, bias, dst, m, table,
                          [&](GroupCorrelation& j, int64_t g) {
@@ -181,7 +180,7 @@ bool runPairCorrelation(const ConvShape& s, bool dataGradient, Elements kind, co
   if (!packPairWeights(s, w, dataGradient, pairs)) return false;
   const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
   const PlaneVectors table =
-      describedPlane(m, static_cast<char*>(scratch) + alignUp(packedWeightBytes(s)));
+      describedPlane(m, static_cast<char*>(scratch) + scratchAligned(packedWeightBytes(s)));
   const int64_t srcChannels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
   const int64_t dstChannels = dataGradient ? srcChannelsOf(s) : dstChannelsOf(s);
   const int64_t groupPairs = tapsOf(s) * ((srcChannels + 1) / 2) * dstChannels;
@@ -204,7 +203,7 @@ void runBackwardWeight(const ConvShape& s, Elements kind, const E* x, const E* d
   const int64_t runs = (D + kRun - 1) / kRun;
   auto* partial = static_cast<float*>(scratch);
   const PlaneVectors table =
-      describedPlane(m, static_cast<char*>(scratch) + alignUp(partialSumBytes(s)));
+      describedPlane(m, static_cast<char*>(scratch) + scratchAligned(partialSumBytes(s)));
   parallelFor(G * runs, [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       const int64_t g = item / runs, d0 = item % runs * kRun;
@@ -274,8 +273,8 @@ uint64_t planeVectorsBytes(const PlaneMap& m) {
   const uint64_t padded =
       static_cast<uint64_t>((m.vectors() + kBlockVectors - 1) / kBlockVectors * kBlockVectors);
   const uint64_t taps = static_cast<uint64_t>(m.kh * m.kw);
-  return alignUp(padded * sizeof(int64_t)) * 2 + alignUp(padded * sizeof(uint16_t)) +
-         alignUp(padded * taps * sizeof(uint16_t));
+  return scratchAligned(padded * sizeof(int64_t)) * 2 + scratchAligned(padded * sizeof(uint16_t)) +
+         scratchAligned(padded * taps * sizeof(uint16_t));
 }
 
 PlaneVectors placePlaneVectors(const PlaneMap& m, void* memory) {
@@ -285,11 +284,11 @@ PlaneVectors placePlaneVectors(const PlaneMap& m, void* memory) {
   const auto padded = static_cast<uint64_t>(v.padded);
   char* p = static_cast<char*>(memory);
   v.srcBase = reinterpret_cast<int64_t*>(p);
-  p += alignUp(padded * sizeof(int64_t));
+  p += scratchAligned(padded * sizeof(int64_t));
   v.dstBase = reinterpret_cast<int64_t*>(p);
-  p += alignUp(padded * sizeof(int64_t));
+  p += scratchAligned(padded * sizeof(int64_t));
   v.valid = reinterpret_cast<uint16_t*>(p);
-  p += alignUp(padded * sizeof(uint16_t));
+  p += scratchAligned(padded * sizeof(uint16_t));
   v.masks = reinterpret_cast<uint16_t*>(p);
   return v;
 }
@@ -298,10 +297,10 @@ uint64_t correlationScratchBytes(const ConvShape& s) {
   // The larger of the two maps' tables: the scratch of either pass.
   const uint64_t fwd = planeVectorsBytes(forwardMap(s));
   const uint64_t data = planeVectorsBytes(dataGradientMap(s));
-  return alignUp(packedWeightBytes(s)) + (fwd > data ? fwd : data);
+  return scratchAligned(packedWeightBytes(s)) + (fwd > data ? fwd : data);
 }
 uint64_t backwardWeightScratchBytes(const ConvShape& s) {
-  return alignUp(partialSumBytes(s)) + planeVectorsBytes(forwardMap(s));
+  return scratchAligned(partialSumBytes(s)) + planeVectorsBytes(forwardMap(s));
 }
 
 void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,

@@ -119,6 +119,12 @@ bool bf16_conv_plane_correlate_o8w48_avx512bf16(const GroupCorrelation& job,
                                                 const uint32_t* pairWeights);
 void f32_convbwdw_plane_o4c4_avx512(const GroupWeightGrad& job);
 
+// 1D/2D (depth trivial), unit strides, extents the kernels' 32-bit lane
+// arithmetic takes (below kMaxPlaneExtent), at most kMaxTaps taps: the
+// geometry every plane pass needs.
+constexpr int64_t kMaxPlaneExtent = int64_t{1} << 28;
+bool planeGeometry(const ConvShape& s);
+
 // Grouped layers (groups > 1, at most kMaxGroupChannels channels per group):
 // every pass.
 bool acceptsGroupedForward(const ConvShape& s);

@@ -2,15 +2,14 @@
 
 #include "common/thread_pool.h"
 #include "kernels/conv/nchw_plane/conv_plane.h"
+#include "kernels/conv/scratch_region.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace nchw_plane {
 namespace {
 
-constexpr int64_t kMaxExtent = int64_t{1} << 28;
-
-uint64_t alignUp(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+constexpr int64_t kMaxExtent = kMaxPlaneExtent;
 
 // How dim d (1 = H, 2 = W) of x maps into x': split into `phases` phases
 // when strided, the padding then made explicit (x' itself unpadded).
@@ -45,41 +44,35 @@ ConvShape phasedShape(const ConvShape& s) {
   return p;
 }
 
+// Checks first what phasedShape's arithmetic needs; the rest is the plane
+// kernels' geometry of the unit-stride layer.
 bool phaseShape(const ConvShape& s) {
-  // The depth dim trivial: one position, read (a depth pad reads only zeros).
-  if (s.groups != 1 || s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0)
-    return false;
-  if (s.stride[1] == 1 && s.stride[2] == 1) return false;
+  if (s.groups != 1 || (s.stride[1] == 1 && s.stride[2] == 1)) return false;
+  if (s.inChannels > kMaxPhaseChannels) return false;
   for (int d = 1; d < 3; ++d) {
-    if (s.stride[d] < 1 || s.stride[d] >= kMaxExtent || s.in[d] <= 0 || s.out[d] <= 0 ||
-        s.in[d] >= kMaxExtent || s.out[d] >= kMaxExtent || s.kernel[d] <= 0 ||
+    if (s.stride[d] < 1 || s.stride[d] > kMaxPhaseChannels || s.in[d] <= 0 ||
+        s.in[d] >= kMaxExtent || s.out[d] <= 0 || s.out[d] >= kMaxExtent || s.kernel[d] <= 0 ||
         s.kernel[d] >= kMaxExtent || s.padBefore[d] < 0 || s.padBefore[d] >= kMaxExtent)
       return false;
-    if (s.stride[d] > 1 && s.dilation[d] != 1) return false;
-    // A stride above the kernel leaves phases no tap reads (a 1x1/2 layer:
-    // three quarters of x' and of the products for nothing).
-    if (s.stride[d] > s.kernel[d]) return false;
-    // The plane kernels' 32-bit lane arithmetic (the unsplit dims keep their
-    // dilation).
-    if (s.dilation[d] < 1 || s.dilation[d] >= kMaxExtent ||
-        (s.kernel[d] - 1) * s.dilation[d] >= kMaxExtent)
-      return false;
+    // No dilation along a strided dim; a stride above the kernel leaves
+    // phases no tap reads (a 1x1/2 layer: three quarters of x' and of the
+    // products for nothing).
+    if (s.stride[d] > 1 && (s.dilation[d] != 1 || s.stride[d] > s.kernel[d])) return false;
   }
-  if (s.inChannels > kMaxPhaseChannels || s.stride[1] * s.stride[2] > kMaxPhaseChannels ||
-      s.inChannels * s.stride[1] * s.stride[2] > kMaxPhaseChannels)
-    return false;
-  const ConvShape p = phasedShape(s);
-  return p.kernel[1] * p.kernel[2] <= kMaxTaps && p.in[1] * p.in[2] < kMaxExtent &&
-         p.out[1] * p.out[2] < kMaxExtent;
+  if (s.inChannels * s.stride[1] * s.stride[2] > kMaxPhaseChannels) return false;
+  // The depth dim and the unsplit dims' extents, pads and dilations as every
+  // plane pass needs them (a depth pad would read only zeros).
+  return planeGeometry(phasedShape(s));
 }
 
 int64_t planeOf(const ConvShape& s) { return s.in[1] * s.in[2]; }
 uint64_t phasedInputBytes(const ConvShape& p) {
-  return alignUp(static_cast<uint64_t>(p.batch * p.inChannels * planeOf(p)) * sizeof(float));
+  return scratchAligned(static_cast<uint64_t>(p.batch * p.inChannels * planeOf(p)) * sizeof(float));
 }
 uint64_t phasedWeightBytes(const ConvShape& p) {
-  return alignUp(static_cast<uint64_t>(p.outChannels * p.inChannels * p.kernel[1] * p.kernel[2]) *
-                 sizeof(float));
+  return scratchAligned(
+      static_cast<uint64_t>(p.outChannels * p.inChannels * p.kernel[1] * p.kernel[2]) *
+      sizeof(float));
 }
 
 // Calls at(x', x) for every x' element (image n, channel (c, ph, pw), row
@@ -154,10 +147,9 @@ uint64_t stridePhasesBackwardWeightScratchBytes(const ConvShape& s) {
 void stridePhasesBackwardData(const ConvShape& s, const float* dy, const float* w,
                               const float* bias, float* dx, void* scratch) {
   const ConvShape p = phasedShape(s);
-  char* at = static_cast<char*>(scratch);
-  auto* dxPhased = reinterpret_cast<float*>(at);
-  auto* wPhased = reinterpret_cast<float*>(at + phasedInputBytes(p));
-  void* planeScratch = at + phasedInputBytes(p) + phasedWeightBytes(p);
+  float* dxPhased = scratchRegion<float>(scratch, 0);
+  float* wPhased = scratchRegion<float>(scratch, phasedInputBytes(p));
+  void* planeScratch = scratchRegion<char>(scratch, phasedInputBytes(p) + phasedWeightBytes(p));
   forEachPhasedWeight(s, p,
                       [&](int64_t i, int64_t from) { wPhased[i] = from < 0 ? 0.0f : w[from]; });
   backwardData(p, dy, wPhased, nullptr, dxPhased, planeScratch);
@@ -179,10 +171,9 @@ void stridePhasesBackwardData(const ConvShape& s, const float* dy, const float* 
 void stridePhasesBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
                                 void* scratch) {
   const ConvShape p = phasedShape(s);
-  char* at = static_cast<char*>(scratch);
-  auto* xPhased = reinterpret_cast<float*>(at);
-  auto* dwPhased = reinterpret_cast<float*>(at + phasedInputBytes(p));
-  void* planeScratch = at + phasedInputBytes(p) + phasedWeightBytes(p);
+  float* xPhased = scratchRegion<float>(scratch, 0);
+  float* dwPhased = scratchRegion<float>(scratch, phasedInputBytes(p));
+  void* planeScratch = scratchRegion<char>(scratch, phasedInputBytes(p) + phasedWeightBytes(p));
   forEachPhased(s, p, [&](int64_t i, int64_t from) { xPhased[i] = from < 0 ? 0.0f : x[from]; });
   backwardWeight(p, xPhased, dy, dwPhased, planeScratch);
   forEachPhasedWeight(s, p, [&](int64_t i, int64_t to) {
