@@ -191,6 +191,28 @@ PhaseTaps phaseTaps(const Dim& dim, int64_t phase) {
   return t;
 }
 
+// Entry n of a phase's tap table: its reduction block and (D, H, W) tap
+// indices, with the reduction block outermost or (pairsOuter, see
+// RowPassPlan::skipsPaddingRows) the (D, H) pair, then the block, then W.
+struct TapIndex {
+  int64_t red, d, h, w;
+};
+TapIndex tableEntry(int64_t n, int64_t reds, int64_t dTaps, int64_t hTaps, int64_t wTaps,
+                    bool pairsOuter) {
+  TapIndex t;
+  t.w = n % wTaps;
+  if (pairsOuter) {
+    t.red = n / wTaps % reds;
+    t.h = n / (wTaps * reds) % hTaps;
+    t.d = n / (wTaps * reds * hTaps);
+  } else {
+    t.h = n / wTaps % hTaps;
+    t.d = n / (wTaps * hTaps) % dTaps;
+    t.red = n / (wTaps * hTaps * dTaps);
+  }
+  return t;
+}
+
 int64_t tapShift(const Dim& dim, int64_t phase, int64_t k) {
   return floorDiv(phase + dim.pad - k * dim.dilation, dim.stride);
 }
@@ -256,32 +278,16 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
       }
       ph.tapsPerRowPair = p.blocks.redPerGroup * dims[2].kernel;
     }
-    if (table && skipPaddingRows) {
-      int64_t i = 0;
-      for (int64_t kd = 0; kd < dims[0].kernel; ++kd)
-        for (int64_t kh = 0; kh < dims[1].kernel; ++kh)
-          for (int64_t r = 0; r < p.blocks.redPerGroup; ++r)
-            for (int64_t kw = 0; kw < dims[2].kernel; ++kw, ++i) {
-              table->offsets[i] = r * p.in.blockStride + kd * dims[0].dilation * p.in.planeStride +
-                                  kh * dims[1].dilation * p.in.rowStride +
-                                  kw * dims[2].dilation * kLanes;
-              table->redIndex[i] = static_cast<int32_t>(r);
-              table->weightTap[i] =
-                  static_cast<int32_t>((kd * dims[1].kernel + kh) * dims[2].kernel + kw);
-            }
-    } else if (table) {
-      int64_t i = 0;
-      for (int64_t r = 0; r < p.blocks.redPerGroup; ++r) {
-        int64_t tap = 0;
-        for (int64_t kd = 0; kd < dims[0].kernel; ++kd)
-          for (int64_t kh = 0; kh < dims[1].kernel; ++kh)
-            for (int64_t kw = 0; kw < dims[2].kernel; ++kw, ++tap, ++i) {
-              table->offsets[i] = r * p.in.blockStride + kd * dims[0].dilation * p.in.planeStride +
-                                  kh * dims[1].dilation * p.in.rowStride +
-                                  kw * dims[2].dilation * kLanes;
-              table->redIndex[i] = r;
-              table->weightTap[i] = tap;
-            }
+    if (table) {
+      for (int64_t i = 0; i < ph.tapCount; ++i) {
+        const TapIndex t = tableEntry(i, p.blocks.redPerGroup, dims[0].kernel, dims[1].kernel,
+                                      dims[2].kernel, skipPaddingRows);
+        table->offsets[i] = t.red * p.in.blockStride + t.d * dims[0].dilation * p.in.planeStride +
+                            t.h * dims[1].dilation * p.in.rowStride +
+                            t.w * dims[2].dilation * kLanes;
+        table->redIndex[i] = static_cast<int32_t>(t.red);
+        table->weightTap[i] =
+            static_cast<int32_t>((t.d * dims[1].kernel + t.h) * dims[2].kernel + t.w);
       }
     }
   } else {
@@ -369,20 +375,9 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
           if (table) {
             int64_t i = tapIndex;
             for (int64_t n = 0; n < ph.tapCount; ++n, ++i) {
-              // The reduction block outermost, or (skipPaddingRows) the
-              // (D, H) tap pair.
-              int64_t r = 0, a = 0, b = 0, c = 0;
-              if (skipPaddingRows) {
-                c = n % tw.taps;
-                r = n / tw.taps % p.blocks.redPerGroup;
-                b = n / (tw.taps * p.blocks.redPerGroup) % th.taps;
-                a = n / (tw.taps * p.blocks.redPerGroup * th.taps);
-              } else {
-                c = n % tw.taps;
-                b = n / tw.taps % th.taps;
-                a = n / (tw.taps * th.taps) % td.taps;
-                r = n / (tw.taps * th.taps * td.taps);
-              }
+              const TapIndex t =
+                  tableEntry(n, p.blocks.redPerGroup, td.taps, th.taps, tw.taps, skipPaddingRows);
+              const int64_t r = t.red, a = t.d, b = t.h, c = t.w;
               const int64_t kd = td.first + a * td.every;
               const int64_t kh = th.first + b * th.every;
               const int64_t kw = tw.first + c * tw.every;
@@ -440,6 +435,28 @@ void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb) {
   *nb = b.outPerGroup - 2 * k >= 2 ? 2 : 1;
 }
 
+void tapsInside(const TapRows& t, int64_t q, int64_t* lo, int64_t* hi) {
+  const int64_t base = q * t.qStep + t.first;  // the row of tap 0
+  if (t.jStep == 0) {
+    *lo = 0;
+    *hi = base >= 0 && base < t.extent ? t.taps : 0;
+  } else if (t.jStep > 0) {
+    conv_detail::validOutputRange(base, t.jStep, t.extent, t.taps, lo, hi);
+  } else {
+    // Taps in reverse order: tap taps - 1 - j reads base + (taps - 1) * jStep - j * jStep.
+    int64_t rlo = 0, rhi = 0;
+    conv_detail::validOutputRange(base + (t.taps - 1) * t.jStep, -t.jStep, t.extent, t.taps, &rlo,
+                                  &rhi);
+    *lo = t.taps - rhi;
+    *hi = t.taps - rlo;
+  }
+}
+
+void rowsInside(const TapRows& t, int64_t q, int64_t rows, int64_t j, int64_t* lo, int64_t* hi) {
+  conv_detail::validOutputRange(q * t.qStep + t.first + j * t.jStep, t.qStep, t.extent, rows, lo,
+                                hi);
+}
+
 RowItem rowItemAt(const RowPassPlan& p, int64_t images, int64_t item) {
   // Consecutive items share the larger of one tile's weights and one
   // image's staged input, so it stays in cache.
@@ -468,22 +485,8 @@ RowItem rowItemAt(const RowPassPlan& p, int64_t images, int64_t item) {
     // The (D, H) tap pairs from the first with both input rows inside to the
     // last (at a 3D corner the pairs between include some that read padding).
     int64_t lo[2], hi[2];
-    const int64_t at[2] = {rowD, rowH};
-    for (int d = 0; d < 2; ++d) {
-      const TapRows& t = phase.tapRows[d];
-      const int64_t base = at[d] * t.qStep + t.first;  // input row of tap 0
-      if (t.jStep == 0) {
-        const bool inside = base >= 0 && base < t.extent;
-        lo[d] = 0;
-        hi[d] = inside ? t.taps : 0;
-      } else if (t.jStep > 0) {
-        lo[d] = std::max<int64_t>(0, ceilDiv(-base, t.jStep));
-        hi[d] = std::min(t.taps, floorDiv(t.extent - 1 - base, t.jStep) + 1);
-      } else {
-        lo[d] = std::max<int64_t>(0, ceilDiv(base - (t.extent - 1), -t.jStep));
-        hi[d] = std::min(t.taps, floorDiv(base, -t.jStep) + 1);
-      }
-    }
+    tapsInside(phase.tapRows[0], rowD, &lo[0], &hi[0]);
+    tapsInside(phase.tapRows[1], rowH, &lo[1], &hi[1]);
     const int64_t hTaps = phase.tapRows[1].taps;
     if (hi[0] <= lo[0] || hi[1] <= lo[1]) {
       r.tapCount = 0;

@@ -68,6 +68,12 @@ struct StagedLayout {
 struct TapRows {
   int64_t qStep = 0, first = 0, jStep = 0, extent = 1, taps = 1;
 };
+// The taps [*lo, *hi) of row q that read rows inside [0, extent) (the
+// rows of taps j are monotonic in j, so the inside ones are contiguous).
+void tapsInside(const TapRows& t, int64_t q, int64_t* lo, int64_t* hi);
+// The rows [q, q + rows) for which tap j reads a row inside, as offsets
+// [*lo, *hi) from q (qStep >= 1).
+void rowsInside(const TapRows& t, int64_t q, int64_t rows, int64_t j, int64_t* lo, int64_t* hi);
 
 struct Phase {
   int64_t rows[2] = {1, 1};        // row grid along d and h
