@@ -687,9 +687,22 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
     for (float& e : v) e = roundFloat(e, Rounding::HF32);
     return v;
   };
+  // First the ways the plane correlations round: more than one group of 8
+  // dst channels (the first keeps what it rounds; 13 = 8 + 5), one group
+  // (items of several blocks rounded first, dilated rows around them), rows
+  // of different widths (vectors within a row), 1D, 1x1.
+  const DimSpec unit{1, 1, 1, 0, 1, 0};
+  const std::vector<ConvShape> planeShapes = {
+      edgeShape(2, 64, 24, 1, unit, {20, 1, 1, 0, 1, 0}, {23, 1, 1, 0, 1, 0}),
+      edgeShape(1, 20, 13, 1, unit, {17, 3, 1, 1, 1, 0}, {19, 3, 1, 1, 1, 0}),
+      edgeShape(1, 12, 20, 1, unit, {9, 3, 1, 0, 1, 0}, {48, 3, 1, 0, 1, 0}),
+      edgeShape(2, 16, 16, 4, unit, {30, 3, 1, 2, 2, 0}, {30, 3, 1, 2, 2, 0}),
+      edgeShape(1, 24, 10, 1, unit, unit, {300, 5, 1, 2, 1, 0}),
+  };
   int accepted = 0, attempts = 0, levelsRun = 0;
   for (; attempts < kMaxAttempts && accepted < 30; ++attempts) {
-    ConvShape s = shapes.next(kMaxTerms / 4);
+    const auto edge = static_cast<size_t>(attempts);
+    ConvShape s = edge < planeShapes.size() ? planeShapes[edge] : shapes.next(kMaxTerms / 4);
     s.operands = OperandValues::HF32;
     s.io = ElementType::F32;
     if (!algorithm.accepts(s)) continue;
@@ -713,17 +726,28 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
       if (level < algorithm.minimumIsa || level > detectedIsa()) continue;
       ++levelsRun;
       ASSERT_TRUE(forceIsaForTesting(level));
-      Scratch scratch(algorithm.scratchBytes(s));
-      std::vector<float> fromRaw = poisoned(outCount), fromCopies = poisoned(outCount);
-      algorithm.run(raw, rawA.data(), rawB.data(), fromRaw.data(), scratch.get());
-      algorithm.run(s, copyA.data(), copyB.data(), fromCopies.data(), scratch.get());
-      ASSERT_TRUE(scratch.guardsIntact()) << algorithm.name;
-      for (int64_t i = 0; i < outCount; ++i) {
-        ASSERT_EQ(std::memcmp(&fromRaw[i], &fromCopies[i], sizeof(float)), 0)
-            << entryLabel(algorithm.name, s) << " at " << isaName(level) << ": element " << i
-            << " (" << coordinates(algorithm.pass, s, i) << ") from raw inputs " << fromRaw[i]
-            << ", from rounded copies " << fromCopies[i];
+      std::vector<float> fromCopies = poisoned(outCount);
+      {
+        Scratch scratch(algorithm.scratchBytes(s));
+        algorithm.run(s, copyA.data(), copyB.data(), fromCopies.data(), scratch.get());
+        ASSERT_TRUE(scratch.guardsIntact()) << algorithm.name;
       }
+      // The raw run's scratch is its own size (it may hold rounded slots
+      // per thread), and its bits are the same for 1, 2 and 3 threads.
+      for (int threads : {2, 1, 3}) {
+        setComputeThreadCount(threads);
+        Scratch scratch(algorithm.scratchBytes(raw));
+        std::vector<float> fromRaw = poisoned(outCount);
+        algorithm.run(raw, rawA.data(), rawB.data(), fromRaw.data(), scratch.get());
+        ASSERT_TRUE(scratch.guardsIntact()) << algorithm.name << ", " << threads << " threads";
+        for (int64_t i = 0; i < outCount; ++i) {
+          ASSERT_EQ(std::memcmp(&fromRaw[i], &fromCopies[i], sizeof(float)), 0)
+              << entryLabel(algorithm.name, s) << " at " << isaName(level) << ", " << threads
+              << " threads: element " << i << " (" << coordinates(algorithm.pass, s, i)
+              << ") from raw inputs " << fromRaw[i] << ", from rounded copies " << fromCopies[i];
+        }
+      }
+      setComputeThreadCount(2);
     }
   }
   EXPECT_GE(accepted, 10) << algorithm.name << " accepted " << accepted << " of " << attempts;

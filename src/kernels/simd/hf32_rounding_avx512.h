@@ -11,13 +11,15 @@ namespace aclcpu {
 namespace kernels {
 namespace simd {
 
+// Three instructions: an infinity rounds to itself by the same integer
+// steps (its low bits are zero), so only NaNs (VFPCLASSPS: quiet or
+// signalling) keep their bits by the mask.
 static inline __m512 roundHf32(__m512 value) {
   const __m512i bits = _mm512_castps_si512(value);
-  const __m512i exponent = _mm512_set1_epi32(0x7f800000);
-  const __m512i rounded = _mm512_and_si512(_mm512_add_epi32(bits, _mm512_set1_epi32(0x800)),
-                                           _mm512_set1_epi32(static_cast<int>(0xfffff000u)));
-  const __mmask16 special = _mm512_cmpeq_epi32_mask(_mm512_and_si512(bits, exponent), exponent);
-  return _mm512_castsi512_ps(_mm512_mask_blend_epi32(special, rounded, bits));
+  const __mmask16 nan = _mm512_fpclass_ps_mask(value, 0x81);
+  return _mm512_castsi512_ps(_mm512_mask_and_epi32(
+      bits, static_cast<__mmask16>(~nan), _mm512_add_epi32(bits, _mm512_set1_epi32(0x800)),
+      _mm512_set1_epi32(static_cast<int>(0xfffff000u))));
 }
 
 }  // namespace simd

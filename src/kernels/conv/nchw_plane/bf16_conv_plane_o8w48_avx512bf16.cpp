@@ -50,8 +50,9 @@ struct FloatPairs {
 };
 
 template <typename E>
-inline const E* tapSource(const E* plane, const PlaneVectors& b, int64_t t, int64_t k) {
-  return b.masks[t * b.padded + k] ? plane + b.srcBase[k] + b.tapOffset[t] : plane;
+inline const E* tapSource(const E* plane, int64_t origin, const PlaneVectors& b, int64_t t,
+                          int64_t k) {
+  return b.masks[t * b.padded + k] ? plane + (b.srcBase[k] + b.tapOffset[t] - origin) : plane;
 }
 
 template <int OT, int NV, typename K>
@@ -61,7 +62,7 @@ void pairTile(const GroupCorrelation& j, const uint32_t* pairWeights, int64_t k0
   const E* src = static_cast<const E*>(j.src);
   E* dst = static_cast<E*>(j.dst);
   const int64_t S = j.srcChannels, D = j.dstChannels, P = (S + 1) / 2;
-  const int64_t srcPlane = j.map.srcH * j.map.srcW, dstPlane = j.map.dstH * j.map.dstW;
+  const int64_t srcPlane = j.srcStride, dstPlane = j.map.dstH * j.map.dstW;
   const int64_t taps = j.map.kh * j.map.kw;
   __m512 acc[OT][NV];
 #pragma GCC unroll 8
@@ -74,7 +75,7 @@ void pairTile(const GroupCorrelation& j, const uint32_t* pairWeights, int64_t k0
 #pragma GCC unroll 6
     for (int v = 0; v < NV; ++v) {
       mk[v] = b.masks[t * b.padded + k0 + v];
-      p[v] = tapSource(src, b, t, k0 + v);
+      p[v] = tapSource(src, j.srcOrigin, b, t, k0 + v);
     }
     const uint32_t* w = pairWeights + t * P * D + d0;
     for (int64_t q = 0; q < P; ++q) {
@@ -128,24 +129,6 @@ void correlatePairs(const GroupCorrelation& j, const uint32_t* pairWeights) {
   }
 }
 
-// The src range vectors [v0, v1) read, per plane: from the first vector's
-// lowest tap to the last valid vector's highest, clipped to the plane.
-void sourceRange(const GroupCorrelation& j, int64_t* lo, int64_t* hi) {
-  const PlaneVectors& b = *j.vectors;
-  const int64_t taps = j.map.kh * j.map.kw, plane = j.map.srcH * j.map.srcW;
-  int64_t minOffset = b.tapOffset[0], maxOffset = b.tapOffset[0];
-  for (int64_t t = 1; t < taps; ++t) {
-    minOffset = b.tapOffset[t] < minOffset ? b.tapOffset[t] : minOffset;
-    maxOffset = b.tapOffset[t] > maxOffset ? b.tapOffset[t] : maxOffset;
-  }
-  int64_t last = j.v1 - 1;
-  while (last > j.v0 && !b.valid[last]) --last;
-  *lo = b.srcBase[j.v0] + minOffset;
-  *hi = b.srcBase[last] + kLanes + maxOffset;
-  if (*lo < 0) *lo = 0;
-  if (*hi > plane) *hi = plane;
-}
-
 // Lanes holding a value the hardware would not take exactly (bf16Unsafe:
 // non-finite, or nonzero below 2^-40: magnitude bits in [1, 2^-40's)), on
 // 16-bit words or on fp32 bits.
@@ -191,8 +174,10 @@ bool safeSource(const float* src, int64_t planes, int64_t plane, int64_t lo, int
 bool bf16_conv_plane_correlate_o8w48_avx512bf16(const GroupCorrelation& j,
                                                 const uint32_t* pairWeights) {
   int64_t lo = 0, hi = 0;
-  sourceRange(j, &lo, &hi);
-  const int64_t plane = j.map.srcH * j.map.srcW;
+  correlationSourceRange(j, &lo, &hi);
+  lo -= j.srcOrigin;
+  hi -= j.srcOrigin;
+  const int64_t plane = j.srcStride;
   if (j.kind == Elements::Bf16) {
     if (!safeSource(static_cast<const uint16_t*>(j.src), j.srcChannels, plane, lo, hi))
       return false;

@@ -6,6 +6,8 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/bf16_pairs_inl.h"
 #include "kernels/conv/scratch_region.h"
+#include "kernels/convert/convert.h"
+#include "kernels/convert/convert_runs.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -34,6 +36,22 @@ bool planeGeometry(const ConvShape& s) {
          s.out[1] * s.out[2] < kMaxExtent;
 }
 
+void correlationSourceRange(const GroupCorrelation& j, int64_t* lo, int64_t* hi) {
+  const PlaneVectors& b = *j.vectors;
+  const int64_t taps = j.map.kh * j.map.kw, plane = j.map.srcH * j.map.srcW;
+  int64_t minOffset = b.tapOffset[0], maxOffset = b.tapOffset[0];
+  for (int64_t t = 1; t < taps; ++t) {
+    minOffset = b.tapOffset[t] < minOffset ? b.tapOffset[t] : minOffset;
+    maxOffset = b.tapOffset[t] > maxOffset ? b.tapOffset[t] : maxOffset;
+  }
+  int64_t last = j.v1 - 1;
+  while (last > j.v0 && !b.valid[last]) --last;
+  *lo = b.srcBase[j.v0] + minOffset;
+  *hi = b.srcBase[last] + kLanes + maxOffset;
+  if (*lo < 0) *lo = 0;
+  if (*hi > plane) *hi = plane;
+}
+
 namespace {
 
 bool groupedShape(const ConvShape& s) {
@@ -52,6 +70,13 @@ int64_t laneUsePercent(const PlaneMap& m) {
 
 PlaneMap forwardMap(const ConvShape& s) { return PlaneMap(forwardWindow(s)); }
 PlaneMap dataGradientMap(const ConvShape& s) { return PlaneMap(dataGradientWindow(s)); }
+
+// The larger of the two maps' tables: the scratch of either pass.
+uint64_t maxPlaneVectorsBytes(const ConvShape& s) {
+  const uint64_t fwd = planeVectorsBytes(forwardMap(s));
+  const uint64_t data = planeVectorsBytes(dataGradientMap(s));
+  return fwd > data ? fwd : data;
+}
 
 // The table of the pass's dst vectors, described once at `memory`.
 PlaneVectors describedPlane(const PlaneMap& m, void* memory) {
@@ -90,36 +115,191 @@ void packWeights(const ConvShape& s, const float* w, bool dataGradient, float* p
   }
 }
 
+// Raw HF32 inputs (ConvShape::inputRounding): each work item first rounds
+// the src elements its vectors read into its thread's slot of the scratch,
+// and its tiles read them there (every element rounded once per item, not
+// once per tap and tile as rounding while loading would, nor a rounded copy
+// of the whole tensor, a pass through memory). A slot holds one group's
+// src channels, `roundedSpan` elements each.
+constexpr uint64_t kMaxRoundedSlotBytes = uint64_t{1} << 20;
+// Items of a few blocks while their slot stays this small (a small group's
+// whole planes: the rows around a block are then rounded once, not for
+// every block that reads them).
+constexpr uint64_t kRoundedItemBytes = uint64_t{64} << 10;
+
+// At least the span correlationSourceRange gives any `count` consecutive
+// vectors of the map.
+int64_t roundedSpan(const PlaneMap& m, int64_t count) {
+  const int64_t tapSpan = (m.kh - 1) * m.dilH * m.srcW + (m.kw - 1) * m.dilW;
+  int64_t base = (count - 1) * kLanes;  // across rows: srcBase[k] = 16 k
+  if (!m.acrossRows()) {
+    // Row ends crossed by `count` consecutive vectors, and the largest
+    // column step within a row.
+    const int64_t perRow = m.vectorsPerRow();
+    int64_t rows = (perRow - 1 + count - 1) / perRow;
+    if (rows > m.dstH - 1) rows = m.dstH - 1;
+    base = rows * m.srcW + (perRow - 1 < count - 1 ? perRow - 1 : count - 1) * kLanes;
+  }
+  int64_t span = base + kLanes + tapSpan;
+  if (span > m.srcH * m.srcW) span = m.srcH * m.srcW;
+  return (span + kLanes - 1) / kLanes * kLanes;
+}
+
+uint64_t spanBytes(int64_t channels, int64_t span) {
+  return scratchAligned(static_cast<uint64_t>(channels * span) * sizeof(float));
+}
+
+// Dst vectors per work item: one block, or with raw HF32 src as many blocks
+// as kRoundedItemBytes allows.
+int64_t itemVectors(const ConvShape& s, const PlaneMap& m, int64_t srcChannels) {
+  if (s.inputRounding != Rounding::HF32) return kBlockVectors;
+  const int64_t blocks = (m.vectors() + kBlockVectors - 1) / kBlockVectors;
+  int64_t count = 1;
+  while (count < blocks &&
+         spanBytes(srcChannels, roundedSpan(m, (count + 1) * kBlockVectors)) <= kRoundedItemBytes)
+    ++count;
+  return count * kBlockVectors;
+}
+
+uint64_t roundedSlotBytes(const ConvShape& s, bool dataGradient) {
+  const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
+  const int64_t channels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
+  return spanBytes(channels, roundedSpan(m, itemVectors(s, m, channels)));
+}
+
+// HF32 operands need slots the limit allows, for the passes they may take
+// (one block per item: what inputRounding, which selection never reads,
+// changes is the slot, never whether the limit holds).
+bool roundedSlotsFit(const ConvShape& s, bool dataGradient) {
+  if (s.operands != OperandValues::HF32) return true;
+  const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
+  const int64_t channels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
+  return spanBytes(channels, roundedSpan(m, kBlockVectors)) <= kMaxRoundedSlotBytes;
+}
+
+uint64_t roundedSlotsBytes(const ConvShape& s) {
+  if (s.inputRounding != Rounding::HF32) return 0;
+  const uint64_t fwd = roundedSlotBytes(s, false), data = roundedSlotBytes(s, true);
+  return (fwd > data ? fwd : data) * static_cast<uint64_t>(computeThreadCount());
+}
+
+// j.src's elements the job reads, rounded to HF32 into `slot`.
+void roundSource(GroupCorrelation* j, float* slot, int64_t span) {
+  int64_t lo = 0, hi = 0;
+  correlationSourceRange(*j, &lo, &hi);
+  if (hi - lo > span) hi = lo + span;  // never (roundedSpan bounds it): the slot's end
+  const auto* src = static_cast<const float*>(j->src);
+  static const detail::GatherRunFn round =
+      detail::vectorGatherRun(ElementType::F32, Rounding::HF32);
+  // Each channel's run is a few lines, too short for the hardware
+  // prefetcher to follow from one plane to the next: the lines this many
+  // channels ahead are requested first.
+  constexpr int64_t kAhead = 8;
+  constexpr int64_t kLineFloats = 16;
+  for (int64_t c = 0; c < j->srcChannels && hi > lo; ++c) {
+    if (c + kAhead < j->srcChannels) {
+      const float* ahead = src + (c + kAhead) * j->srcStride + lo;
+      for (int64_t i = 0; i < hi - lo; i += kLineFloats) __builtin_prefetch(ahead + i);
+      __builtin_prefetch(ahead + (hi - lo - 1));
+    }
+    const float* from = src + c * j->srcStride + lo;
+    float* to = slot + c * span;
+    if (round) {
+      round(from, hi - lo, to);
+    } else {
+      for (int64_t i = 0; i < hi - lo; ++i) to[i] = roundFloat(from[i], Rounding::HF32);
+    }
+  }
+  j->src = slot;
+  j->srcStride = span;
+  j->srcOrigin = lo;
+}
+
 // Calls run(job, group) for every work item of a correlation: (image,
 // group, block of dst vectors), each writing its own outputs; stops early
-// (and returns false) once a call returns false.
+// (and returns false) once a call returns false. With `slots` (raw HF32
+// src), the items in one contiguous part per pool thread, each part
+// rounding into its own slot.
 template <typename Src, typename Dst, typename Run>
 bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind, const Src* src,
                             const float* bias, Dst* dst, const PlaneMap& m,
-                            const PlaneVectors& table, Run&& run) {
+                            const PlaneVectors& table, float* slots, Run&& run) {
   const int64_t G = s.groups;
   const int64_t srcChannels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
   const int64_t dstChannels = dataGradient ? srcChannelsOf(s) : dstChannelsOf(s);
   const int64_t srcPlane = m.srcH * m.srcW, dstPlane = m.dstH * m.dstW;
   const int64_t vectors = m.vectors();
-  const int64_t blocks = (vectors + kBlockVectors - 1) / kBlockVectors;
+  const int64_t perItem = itemVectors(s, m, srcChannels);
+  const int64_t blocks = (vectors + perItem - 1) / perItem;
+  const int64_t items = s.batch * G * blocks;
   std::atomic<bool> ok{true};
-  parallelFor(s.batch * G * blocks, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end && ok.load(std::memory_order_relaxed); ++item) {
-      const int64_t block = item % blocks, ng = item / blocks;
-      const int64_t n = ng / G, g = ng % G;
-      GroupCorrelation j;
-      j.map = m;
-      j.vectors = &table;
-      j.kind = kind;
-      j.src = src + (n * G + g) * srcChannels * srcPlane;
-      j.srcChannels = srcChannels;
-      j.dst = dst + (n * G + g) * dstChannels * dstPlane;
-      j.dstChannels = dstChannels;
-      j.bias = bias ? bias + g * dstChannels : nullptr;
-      j.v0 = block * kBlockVectors;
-      j.v1 = j.v0 + kBlockVectors < vectors ? j.v0 + kBlockVectors : vectors;
-      if (!run(j, g)) ok.store(false, std::memory_order_relaxed);
+  auto jobOf = [&](int64_t item) {
+    const int64_t block = item % blocks, ng = item / blocks;
+    const int64_t n = ng / G, g = ng % G;
+    GroupCorrelation j;
+    j.map = m;
+    j.vectors = &table;
+    j.kind = kind;
+    j.src = src + (n * G + g) * srcChannels * srcPlane;
+    j.srcChannels = srcChannels;
+    j.srcStride = srcPlane;
+    j.dst = dst + (n * G + g) * dstChannels * dstPlane;
+    j.dstChannels = dstChannels;
+    j.bias = bias ? bias + g * dstChannels : nullptr;
+    j.v0 = block * perItem;
+    j.v1 = j.v0 + perItem < vectors ? j.v0 + perItem : vectors;
+    return j;
+  };
+  const int64_t span = roundedSpan(m, perItem);
+  // Tiles per item, at least: the next item's lines are shared among them.
+  const int64_t tiles = (dstChannels + 7) / 8 * ((perItem + 5) / 6);
+  // Several dst channel groups: the first rounds as it reads, keeping the
+  // rounded src in the slot for the others, so that no pass but the
+  // correlation's reads the src from memory (RN50 1x1 256->64 HF32 forward,
+  // 1 thread: 10.2 ms with the rounding pass first, 8.6 so, cubeMathType 0
+  // 8.3-8.6). One group (small groups) would round every element once per
+  // tap as it reads: the rounding pass first (ResNeXt g32: 3.1 against 3.7).
+  const bool keepRounded = dstChannels > 8;
+  auto runItem = [&](int64_t item, float* slot, bool hasNext) {
+    GroupCorrelation j = jobOf(item);
+    if (slot && keepRounded) {
+      int64_t lo = 0, hi = 0;
+      correlationSourceRange(j, &lo, &hi);
+      j.kind = Elements::Hf32;
+      j.keep = slot;
+      j.keepStride = span;
+      j.keepOrigin = lo;
+    } else if (slot) {
+      roundSource(&j, slot, span);
+      if (hasNext) {
+        const GroupCorrelation next = jobOf(item + 1);
+        int64_t lo = 0, hi = 0;
+        correlationSourceRange(next, &lo, &hi);
+        if (hi > lo) {
+          j.nextSrc = static_cast<const Src*>(next.src) + lo;
+          j.nextStride = next.srcStride;
+          j.nextLines = ((hi - lo) * static_cast<int64_t>(sizeof(Src)) + 63) / 64 + 1;
+          j.nextShare = (j.nextLines + tiles - 1) / tiles;
+        }
+      }
+    }
+    if (!run(j, item / blocks % G)) ok.store(false, std::memory_order_relaxed);
+  };
+  if (!slots) {
+    parallelFor(items, [&](int64_t begin, int64_t end) {
+      for (int64_t item = begin; item < end && ok.load(std::memory_order_relaxed); ++item)
+        runItem(item, nullptr, false);
+    });
+    return ok.load();
+  }
+  const int64_t threads = computeThreadCount();
+  const int64_t parts = items < threads ? items : threads;
+  const auto slotFloats = static_cast<int64_t>(roundedSlotBytes(s, dataGradient) / sizeof(float));
+  parallelFor(parts, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      const int64_t first = items * part / parts, last = items * (part + 1) / parts;
+      for (int64_t item = first; item < last && ok.load(std::memory_order_relaxed); ++item)
+        runItem(item, slots + part * slotFloats, item + 1 < last);
     }
   });
   return ok.load();
@@ -131,10 +311,13 @@ void runCorrelation(const ConvShape& s, bool dataGradient, Elements kind, const 
   auto* packed = static_cast<float*>(scratch);
   packWeights(s, w, dataGradient, packed);
   const PlaneMap m = dataGradient ? dataGradientMap(s) : forwardMap(s);
-  const PlaneVectors table =
-      describedPlane(m, static_cast<char*>(scratch) + scratchAligned(packedWeightBytes(s)));
+  const uint64_t tableOffset = scratchAligned(packedWeightBytes(s));
+  const PlaneVectors table = describedPlane(m, static_cast<char*>(scratch) + tableOffset);
+  float* slots = nullptr;
+  if (kind == Elements::F32 && s.inputRounding == Rounding::HF32)
+    slots = scratchRegion<float>(scratch, tableOffset + maxPlaneVectorsBytes(s));
   const int64_t groupWeights = tapsOf(s) * srcChannelsOf(s) * dstChannelsOf(s);
-  forEachCorrelationItem(s, dataGradient, kind, src, bias, dst, m, table,
+  forEachCorrelationItem(s, dataGradient, kind, src, bias, dst, m, table, slots,
                          [&](GroupCorrelation& j, int64_t g) {
                            j.weights = packed + g * groupWeights;
                            f32_conv_plane_correlate_o8w48_avx512(j);
@@ -184,10 +367,11 @@ bool runPairCorrelation(const ConvShape& s, bool dataGradient, Elements kind, co
   const int64_t srcChannels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
   const int64_t dstChannels = dataGradient ? srcChannelsOf(s) : dstChannelsOf(s);
   const int64_t groupPairs = tapsOf(s) * ((srcChannels + 1) / 2) * dstChannels;
-  return forEachCorrelationItem(
-      s, dataGradient, kind, src, bias, dst, m, table, [&](GroupCorrelation& j, int64_t g) {
-        return bf16_conv_plane_correlate_o8w48_avx512bf16(j, pairs + g * groupPairs);
-      });
+  return forEachCorrelationItem(s, dataGradient, kind, src, bias, dst, m, table, nullptr,
+                                [&](GroupCorrelation& j, int64_t g) {
+                                  return bf16_conv_plane_correlate_o8w48_avx512bf16(
+                                      j, pairs + g * groupPairs);
+                                });
 }
 
 // Work items: (group, run of up to 8 dw channels), each summing its images
@@ -242,31 +426,33 @@ void runBackwardWeight(const ConvShape& s, Elements kind, const E* x, const E* d
 
 }  // namespace
 
-bool acceptsGroupedForward(const ConvShape& s) { return groupedShape(s); }
-bool acceptsGroupedBackwardData(const ConvShape& s) { return groupedShape(s); }
+bool acceptsGroupedForward(const ConvShape& s) {
+  return groupedShape(s) && roundedSlotsFit(s, false);
+}
+bool acceptsGroupedBackwardData(const ConvShape& s) {
+  return groupedShape(s) && roundedSlotsFit(s, true);
+}
 bool acceptsGroupedBackwardWeight(const ConvShape& s) { return groupedShape(s); }
 
 // A 1x1 layer is a GEMM; the correlation measured faster only where it
 // reduces at least two src channels per dst channel (256 -> 64: 10-14%;
 // 64 -> 256: no gain, its data gradient 4-8% slower).
 //
-// HF32 operands stay with the algorithms that round as they read (the
-// blocked staging, the GEMM's packers): the plane kernels would need rounded
-// copies of x or dy first (RN50 1x1 256->64 HF32 forward, 2 threads: 6.8 ms
-// with copies against 5.6 for cubeMathType 0).
 bool denseCorrelation(const ConvShape& s, int64_t srcChannels, int64_t dstChannels,
                       const PlaneMap& m) {
-  if (s.groups != 1 || s.operands == OperandValues::HF32 || !planeGeometry(s)) return false;
+  if (s.groups != 1 || !planeGeometry(s)) return false;
   if (srcChannels * tapsOf(s) > kMaxDenseReduction) return false;
   if (tapsOf(s) == 1 && srcChannels < 2 * dstChannels) return false;
   return laneUsePercent(m) >= 90;
 }
 
 bool acceptsDenseForward(const ConvShape& s) {
-  return denseCorrelation(s, s.inChannels, s.outChannels, forwardMap(s));
+  return denseCorrelation(s, s.inChannels, s.outChannels, forwardMap(s)) &&
+         roundedSlotsFit(s, false);
 }
 bool acceptsDenseBackwardData(const ConvShape& s) {
-  return denseCorrelation(s, s.outChannels, s.inChannels, dataGradientMap(s));
+  return denseCorrelation(s, s.outChannels, s.inChannels, dataGradientMap(s)) &&
+         roundedSlotsFit(s, true);
 }
 
 uint64_t planeVectorsBytes(const PlaneMap& m) {
@@ -294,10 +480,7 @@ PlaneVectors placePlaneVectors(const PlaneMap& m, void* memory) {
 }
 
 uint64_t correlationScratchBytes(const ConvShape& s) {
-  // The larger of the two maps' tables: the scratch of either pass.
-  const uint64_t fwd = planeVectorsBytes(forwardMap(s));
-  const uint64_t data = planeVectorsBytes(dataGradientMap(s));
-  return scratchAligned(packedWeightBytes(s)) + (fwd > data ? fwd : data);
+  return scratchAligned(packedWeightBytes(s)) + maxPlaneVectorsBytes(s) + roundedSlotsBytes(s);
 }
 uint64_t backwardWeightScratchBytes(const ConvShape& s) {
   return scratchAligned(partialSumBytes(s)) + planeVectorsBytes(forwardMap(s));

@@ -64,22 +64,39 @@ void f32_conv_plane_describe_avx512(const PlaneMap& map, PlaneVectors* vectors);
 
 // How the src (and dy) elements are read: fp32, or the caller's bf16 / half
 // words (dst then in the same words, each result rounded once, nearest
-// even). Raw HF32 inputs are rounded by the caller first: rounding as read
-// would round each element once per tap and tile (measured: ResNeXt g32
-// HF32 backward 2 threads 2.3x the time of cubeMathType 0).
-enum class Elements : uint8_t { F32, Bf16, F16 };
+// even), or (correlation only) raw fp32 values rounded to HF32 as read. The
+// correlation passes take raw HF32 inputs (ConvShape::inputRounding) and
+// round each element once per work item (conv_plane.cpp); the weight
+// gradient gets copies its caller rounded (rounding as read there rounds
+// each element once per tap and tile: ResNeXt g32 HF32 backward 2 threads
+// measured 2.3x the time of cubeMathType 0).
+enum class Elements : uint8_t { F32, Bf16, F16, Hf32 };
 
 // For dst vectors [v0, v1) of one image and group:
 //   dst[d][p] = sum over taps t = i * kw + j in order, then s in order, of
 //     weights[(t * S + s) * D + d] * src[s](p, t)   (+ bias[d])
-// with S = srcChannels, D = dstChannels and planes of srcH * srcW /
-// dstH * dstW elements.
+// with S = srcChannels, D = dstChannels and dst planes of dstH * dstW
+// elements; src channel s's element q of the plane (q >= srcOrigin, every
+// q the vectors read) at src + s * srcStride + q - srcOrigin.
 struct GroupCorrelation {
   PlaneMap map;
   const PlaneVectors* vectors = nullptr;
   Elements kind = Elements::F32;
   const void* src = nullptr;
   int64_t srcChannels = 0;
+  int64_t srcStride = 0;
+  int64_t srcOrigin = 0;
+  // Optional: lines the next work item will read, nextLines per channel
+  // from nextSrc (channels nextStride elements apart), to be fetched into
+  // L2 while this item computes, nextShare lines per channel and tile.
+  const void* nextSrc = nullptr;
+  int64_t nextStride = 0, nextLines = 0, nextShare = 0;
+  // Kind Hf32 (raw fp32 src, rounded as read), optional: the first dst
+  // channel group also stores every src element it rounds at keep (channel
+  // s's element q at keep + s * keepStride + q - keepOrigin), and the other
+  // groups read them there instead.
+  float* keep = nullptr;
+  int64_t keepStride = 0, keepOrigin = 0;
   void* dst = nullptr;
   int64_t dstChannels = 0;
   const float* weights = nullptr;
@@ -107,6 +124,11 @@ struct GroupWeightGrad {
   int64_t v0 = 0, v1 = 0;
 };
 
+// The plane elements [lo, hi) vectors [v0, v1) of `job` may read at any
+// tap, per src channel (from the first vector's lowest tap to the last
+// valid vector's highest, clipped to the plane).
+void correlationSourceRange(const GroupCorrelation& job, int64_t* lo, int64_t* hi);
+
 void f32_conv_plane_correlate_o8w48_avx512(const GroupCorrelation& job);
 // The same on bf16 operands (kind Bf16: the caller's words; F32: fp32
 // copies of bf16 values) with VDPBF16PS, the src channels in pairs
@@ -133,8 +155,8 @@ bool acceptsGroupedBackwardWeight(const ConvShape& s);
 // Dense layers (groups == 1) the correlation runs near the FMA peak: its
 // reduction (src channels x taps) at most kMaxDenseReduction, so that a
 // tile's weights stay in L1, at least 90% of the vectors' lanes valid, for
-// 1x1 layers at least two src channels per dst channel, and no HF32
-// operands (left to the algorithms that round while staging).
+// 1x1 layers at least two src channels per dst channel. With HF32 operands
+// (grouped layers too), a block's src rows within the rounded slot's limit.
 // (The weight gradient of dense layers stays with the blocked algorithm,
 // which measures faster there.)
 bool acceptsDenseForward(const ConvShape& s);

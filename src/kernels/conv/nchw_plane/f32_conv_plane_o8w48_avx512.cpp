@@ -32,6 +32,10 @@ struct F32Kind {
   using Load = blocked::F32Elements;
   static void store(float* p, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(p, m, v); }
 };
+struct Hf32Kind {
+  using Load = blocked::Hf32Elements;
+  static void store(float* p, __mmask16 m, __m512 v) { _mm512_mask_storeu_ps(p, m, v); }
+};
 struct Bf16Kind {
   using Load = blocked::Bf16Elements;
   static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeBf16(p, m, v); }
@@ -41,11 +45,13 @@ struct F16Kind {
   static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeF16(p, m, v); }
 };
 
-// The src address of vector k at tap t: the plane's start when no lane
-// reads (no address outside the caller's tensor is formed then).
+// The src address of vector k at tap t, `plane` holding the plane's
+// elements from `origin` on: `plane` itself when no lane reads (no address
+// outside the caller's tensor is formed then).
 template <typename E>
-inline const E* tapSource(const E* plane, const PlaneVectors& b, int64_t t, int64_t k) {
-  return b.masks[t * b.padded + k] ? plane + b.srcBase[k] + b.tapOffset[t] : plane;
+inline const E* tapSource(const E* plane, int64_t origin, const PlaneVectors& b, int64_t t,
+                          int64_t k) {
+  return b.masks[t * b.padded + k] ? plane + (b.srcBase[k] + b.tapOffset[t] - origin) : plane;
 }
 
 // The first tap reads each src line of the tile for the first time, from as
@@ -57,13 +63,14 @@ inline const E* tapSource(const E* plane, const PlaneVectors& b, int64_t t, int6
 // data gradient (stride phases) 1 thread 0.79-0.96 of before, 2 threads 0.84;
 // 3x3 and k5 layers 0.99-1.00.
 constexpr int64_t kFetchAhead = 4;
-template <int OT, int NV, typename K, typename E>
-void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
+// kKeep: also store each src vector as loaded (rounded) at j.keep.
+template <int OT, int NV, typename K, typename E, bool kKeep = false>
+void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0, int64_t tile) {
   const PlaneVectors& b = *j.vectors;
   const E* src = static_cast<const E*>(j.src);
   E* dst = static_cast<E*>(j.dst);
   const int64_t S = j.srcChannels, D = j.dstChannels;
-  const int64_t srcPlane = j.map.srcH * j.map.srcW, dstPlane = j.map.dstH * j.map.dstW;
+  const int64_t srcPlane = j.srcStride, dstPlane = j.map.dstH * j.map.dstW;
   const int64_t taps = j.map.kh * j.map.kw;
   __m512 acc[OT][NV];
 #pragma GCC unroll 8
@@ -72,11 +79,13 @@ void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
     for (int v = 0; v < NV; ++v) acc[o][v] = _mm512_setzero_ps();
   for (int64_t t = 0; t < taps; ++t) {
     const E* p[NV];
+    float* keep[NV];
     __mmask16 mk[NV];
 #pragma GCC unroll 12
     for (int v = 0; v < NV; ++v) {
       mk[v] = b.masks[t * b.padded + k0 + v];
-      p[v] = tapSource(src, b, t, k0 + v);
+      p[v] = tapSource(src, j.srcOrigin, b, t, k0 + v);
+      if (kKeep) keep[v] = const_cast<float*>(tapSource<float>(j.keep, j.keepOrigin, b, t, k0 + v));
     }
     const float* w = j.weights + t * S * D + d0;
     const bool fetchAhead = t == 0;
@@ -97,9 +106,23 @@ void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
         for (int v = 0; v < NV; ++v)
           _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p[v]) + nextTile),
                        _MM_HINT_T1);
+        if (j.nextSrc) {
+          const int64_t first = tile * j.nextShare;
+          const int64_t last =
+              first + j.nextShare < j.nextLines ? first + j.nextShare : j.nextLines;
+          // Addresses, as above: the last line may lie past the tensor.
+          const uintptr_t line =
+              reinterpret_cast<uintptr_t>(j.nextSrc) + s * j.nextStride * sizeof(E);
+          for (int64_t l = first; l < last; ++l)
+            _mm_prefetch(reinterpret_cast<const char*>(line + l * 64), _MM_HINT_T1);
+        }
       }
 #pragma GCC unroll 12
       for (int v = 0; v < NV; ++v) x[v] = K::Load::load(p[v] + s * srcPlane, mk[v]);
+      if (kKeep) {
+#pragma GCC unroll 12
+        for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(keep[v] + s * j.keepStride, mk[v], x[v]);
+      }
 #pragma GCC unroll 8
       for (int o = 0; o < OT; ++o) {
         const __m512 wb = _mm512_set1_ps(w[s * D + o]);
@@ -122,35 +145,57 @@ void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0) {
 
 // Tiles of 8, 5, 4, 2 and 1 channels, each over as many vectors as its
 // accumulators allow.
-template <int OT, int NV, typename K, typename E>
-void correlateTiles(const GroupCorrelation& j, int64_t v0, int64_t v1, int64_t d0) {
+// `tile` counts the item's tiles (for its share of the next item's lines).
+template <int OT, int NV, typename K, typename E, bool kKeep>
+void correlateTiles(const GroupCorrelation& j, int64_t d0, int64_t* tile) {
   static_assert(kBlockVectors % NV == 0, "tiles stay inside the padded table");
-  for (int64_t k0 = v0; k0 < v1; k0 += NV) correlateTile<OT, NV, K, E>(j, k0, d0);
+  for (int64_t k0 = j.v0; k0 < j.v1; k0 += NV)
+    correlateTile<OT, NV, K, E, kKeep>(j, k0, d0, (*tile)++);
+}
+
+// Dst channels [d0, next) in one pass over the src: tiles of 8, 5, 4, 2 or
+// 1 channels, each over as many vectors as its accumulators allow.
+template <typename K, typename E, bool kKeep>
+int64_t correlateGroup(const GroupCorrelation& j, int64_t d0, int64_t* tile) {
+  const int64_t left = j.dstChannels - d0;
+  if (left >= 8) {
+    correlateTiles<8, 3, K, E, kKeep>(j, d0, tile);
+    return d0 + 8;
+  }
+  if (left == 5) {
+    // One pass over the src instead of 4 + 1 (the stride phases of a
+    // 1-channel k10 s5 stem have 5 dx channels).
+    correlateTiles<5, 4, K, E, kKeep>(j, d0, tile);
+    return d0 + 5;
+  }
+  if (left >= 4) {
+    correlateTiles<4, 6, K, E, kKeep>(j, d0, tile);
+    return d0 + 4;
+  }
+  if (left >= 2) {
+    correlateTiles<2, 6, K, E, kKeep>(j, d0, tile);
+    return d0 + 2;
+  }
+  correlateTiles<1, 12, K, E, kKeep>(j, d0, tile);
+  return d0 + 1;
 }
 
 template <typename K, typename E>
 void correlate(const GroupCorrelation& j) {
-  for (int64_t d0 = 0; d0 < j.dstChannels;) {
-    const int64_t left = j.dstChannels - d0;
-    if (left >= 8) {
-      correlateTiles<8, 3, K, E>(j, j.v0, j.v1, d0);
-      d0 += 8;
-    } else if (left == 5) {
-      // One pass over the src instead of 4 + 1 (the stride phases of a
-      // 1-channel k10 s5 stem have 5 dx channels).
-      correlateTiles<5, 4, K, E>(j, j.v0, j.v1, d0);
-      d0 += 5;
-    } else if (left >= 4) {
-      correlateTiles<4, 6, K, E>(j, j.v0, j.v1, d0);
-      d0 += 4;
-    } else if (left >= 2) {
-      correlateTiles<2, 6, K, E>(j, j.v0, j.v1, d0);
-      d0 += 2;
-    } else {
-      correlateTiles<1, 12, K, E>(j, j.v0, j.v1, d0);
-      d0 += 1;
-    }
-  }
+  int64_t tile = 0;
+  for (int64_t d0 = 0; d0 < j.dstChannels;) d0 = correlateGroup<K, E, false>(j, d0, &tile);
+}
+
+// Raw HF32 src: the first group rounds as it loads and keeps what it
+// rounded, the others read that.
+void correlateKeeping(const GroupCorrelation& j) {
+  int64_t tile = 0;
+  int64_t d0 = correlateGroup<Hf32Kind, float, true>(j, 0, &tile);
+  GroupCorrelation kept = j;
+  kept.src = j.keep;
+  kept.srcStride = j.keepStride;
+  kept.srcOrigin = j.keepOrigin;
+  while (d0 < j.dstChannels) d0 = correlateGroup<F32Kind, float, false>(kept, d0, &tile);
 }
 
 // acc[t][s0 .. s0 + ST)[d0 .. d0 + OT) over vectors [v0, v1) of one image,
@@ -175,7 +220,7 @@ void weightTile(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, i
     const E* dp = dyTile + b.dstBase[k];
 #pragma GCC unroll 8
     for (int o = 0; o < OT; ++o) d[o] = K::Load::load(dp + o * dstPlane, valid);
-    const E* p = tapSource(xTile, b, t, k);
+    const E* p = tapSource(xTile, 0, b, t, k);
 #pragma GCC unroll 8
     for (int s = 0; s < ST; ++s) {
       const __m512 xv = K::Load::load(p + s * srcPlane, mk);
@@ -308,6 +353,12 @@ void f32_conv_plane_correlate_o8w48_avx512(const GroupCorrelation& j) {
     case Elements::F32:
       correlate<F32Kind, float>(j);
       break;
+    case Elements::Hf32:
+      if (j.keep)
+        correlateKeeping(j);
+      else
+        correlate<Hf32Kind, float>(j);
+      break;
     case Elements::Bf16:
       correlate<Bf16Kind, uint16_t>(j);
       break;
@@ -320,6 +371,7 @@ void f32_conv_plane_correlate_o8w48_avx512(const GroupCorrelation& j) {
 void f32_convbwdw_plane_o4c4_avx512(const GroupWeightGrad& j) {
   switch (j.kind) {
     case Elements::F32:
+    case Elements::Hf32:
       weightGrad<F32Kind, float>(j);
       break;
     case Elements::Bf16:
