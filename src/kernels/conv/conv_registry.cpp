@@ -501,7 +501,7 @@ const ConvAlgorithm kAlgorithms[] = {
    true},
   {"f32_gconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, nchw_plane::acceptsGroupedBackwardWeight,
    nchw_plane::backwardWeightScratchBytes, groupedPlaneBackwardWeight, nullptr,
-   wordsAreOperands, nullptr, groupedPlaneBackwardWeightWords},
+   wordsAreOperands, nullptr, groupedPlaneBackwardWeightWords, true},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>, nullptr, wordsAreOperands, nullptr,

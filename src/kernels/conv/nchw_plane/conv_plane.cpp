@@ -36,20 +36,33 @@ bool planeGeometry(const ConvShape& s) {
          s.out[1] * s.out[2] < kMaxExtent;
 }
 
-void correlationSourceRange(const GroupCorrelation& j, int64_t* lo, int64_t* hi) {
-  const PlaneVectors& b = *j.vectors;
-  const int64_t taps = j.map.kh * j.map.kw, plane = j.map.srcH * j.map.srcW;
+void planeSourceRange(const PlaneMap& m, const PlaneVectors& b, int64_t v0, int64_t v1, int64_t* lo,
+                      int64_t* hi) {
+  const int64_t taps = m.kh * m.kw, plane = m.srcH * m.srcW;
   int64_t minOffset = b.tapOffset[0], maxOffset = b.tapOffset[0];
   for (int64_t t = 1; t < taps; ++t) {
     minOffset = b.tapOffset[t] < minOffset ? b.tapOffset[t] : minOffset;
     maxOffset = b.tapOffset[t] > maxOffset ? b.tapOffset[t] : maxOffset;
   }
-  int64_t last = j.v1 - 1;
-  while (last > j.v0 && !b.valid[last]) --last;
-  *lo = b.srcBase[j.v0] + minOffset;
+  int64_t last = v1 - 1;
+  while (last > v0 && !b.valid[last]) --last;
+  *lo = b.srcBase[v0] + minOffset;
   *hi = b.srcBase[last] + kLanes + maxOffset;
   if (*lo < 0) *lo = 0;
   if (*hi > plane) *hi = plane;
+}
+
+void planeDestinationRange(const PlaneMap& m, const PlaneVectors& b, int64_t v0, int64_t v1,
+                           int64_t* lo, int64_t* hi) {
+  int64_t last = v1 - 1;
+  while (last > v0 && !b.valid[last]) --last;
+  *lo = b.dstBase[v0];
+  *hi = b.dstBase[last] + kLanes;
+  if (*hi > m.dstH * m.dstW) *hi = m.dstH * m.dstW;
+}
+
+void correlationSourceRange(const GroupCorrelation& j, int64_t* lo, int64_t* hi) {
+  planeSourceRange(j.map, *j.vectors, j.v0, j.v1, lo, hi);
 }
 
 namespace {
@@ -127,22 +140,34 @@ constexpr uint64_t kMaxRoundedSlotBytes = uint64_t{1} << 20;
 // every block that reads them).
 constexpr uint64_t kRoundedItemBytes = uint64_t{64} << 10;
 
-// At least the span correlationSourceRange gives any `count` consecutive
-// vectors of the map.
-int64_t roundedSpan(const PlaneMap& m, int64_t count) {
-  const int64_t tapSpan = (m.kh - 1) * m.dilH * m.srcW + (m.kw - 1) * m.dilW;
-  int64_t base = (count - 1) * kLanes;  // across rows: srcBase[k] = 16 k
+// At least the span of the plane elements (rows of rowElements, planes of
+// planeElements) that any `count` consecutive vectors of the map start at,
+// plus `reach` elements beyond the last (its lanes and taps), in whole
+// vectors.
+int64_t vectorsSpan(const PlaneMap& m, int64_t count, int64_t rowElements, int64_t reach,
+                    int64_t planeElements) {
+  int64_t base = (count - 1) * kLanes;  // across rows: the k-th starts at 16 k
   if (!m.acrossRows()) {
     // Row ends crossed by `count` consecutive vectors, and the largest
     // column step within a row.
     const int64_t perRow = m.vectorsPerRow();
     int64_t rows = (perRow - 1 + count - 1) / perRow;
     if (rows > m.dstH - 1) rows = m.dstH - 1;
-    base = rows * m.srcW + (perRow - 1 < count - 1 ? perRow - 1 : count - 1) * kLanes;
+    base = rows * rowElements + (perRow - 1 < count - 1 ? perRow - 1 : count - 1) * kLanes;
   }
-  int64_t span = base + kLanes + tapSpan;
-  if (span > m.srcH * m.srcW) span = m.srcH * m.srcW;
+  int64_t span = base + reach;
+  if (span > planeElements) span = planeElements;
   return (span + kLanes - 1) / kLanes * kLanes;
+}
+
+// At least the span planeSourceRange gives any `count` consecutive vectors.
+int64_t roundedSpan(const PlaneMap& m, int64_t count) {
+  const int64_t tapSpan = (m.kh - 1) * m.dilH * m.srcW + (m.kw - 1) * m.dilW;
+  return vectorsSpan(m, count, m.srcW, kLanes + tapSpan, m.srcH * m.srcW);
+}
+// And planeDestinationRange.
+int64_t roundedDestinationSpan(const PlaneMap& m, int64_t count) {
+  return vectorsSpan(m, count, m.dstW, kLanes, m.dstH * m.dstW);
 }
 
 uint64_t spanBytes(int64_t channels, int64_t span) {
@@ -181,6 +206,39 @@ uint64_t roundedSlotsBytes(const ConvShape& s) {
   if (s.inputRounding != Rounding::HF32) return 0;
   const uint64_t fwd = roundedSlotBytes(s, false), data = roundedSlotBytes(s, true);
   return (fwd > data ? fwd : data) * static_cast<uint64_t>(computeThreadCount());
+}
+
+// The weight gradient's slot: a block's x rows and dy rows of one image.
+constexpr int64_t kWeightRun = 8;  // dy channels per work item
+int64_t weightXSpan(const PlaneMap& m) { return roundedSpan(m, kWeightBlockVectors); }
+int64_t weightDySpan(const PlaneMap& m) { return roundedDestinationSpan(m, kWeightBlockVectors); }
+uint64_t weightSlotBytes(const ConvShape& s) {
+  const PlaneMap m = forwardMap(s);
+  const int64_t dy = dstChannelsOf(s) < kWeightRun ? dstChannelsOf(s) : kWeightRun;
+  return scratchAligned(
+      static_cast<uint64_t>(srcChannelsOf(s) * weightXSpan(m) + dy * weightDySpan(m)) *
+      sizeof(float));
+}
+
+// Calls body(item, part) for every item in [0, items): in the ranges the
+// pool hands out (part -1), or with `perThread` in one contiguous part per
+// pool thread (part: its index, for a scratch slot of its own). Items are
+// independent either way, so results never depend on the cut.
+template <typename Body>
+void forEachItem(int64_t items, bool perThread, Body&& body) {
+  if (!perThread) {
+    parallelFor(items, [&](int64_t begin, int64_t end) {
+      for (int64_t item = begin; item < end; ++item) body(item, int64_t{-1});
+    });
+    return;
+  }
+  const int64_t threads = computeThreadCount();
+  const int64_t parts = items < threads ? items : threads;
+  parallelFor(parts, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part)
+      for (int64_t item = items * part / parts; item < items * (part + 1) / parts; ++item)
+        body(item, part);
+  });
 }
 
 // j.src's elements the job reads, rounded to HF32 into `slot`.
@@ -285,21 +343,16 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
     }
     if (!run(j, item / blocks % G)) ok.store(false, std::memory_order_relaxed);
   };
-  if (!slots) {
-    parallelFor(items, [&](int64_t begin, int64_t end) {
-      for (int64_t item = begin; item < end && ok.load(std::memory_order_relaxed); ++item)
-        runItem(item, nullptr, false);
-    });
-    return ok.load();
-  }
+  const auto slotFloats = static_cast<int64_t>(roundedSlotBytes(s, dataGradient) / sizeof(float));
   const int64_t threads = computeThreadCount();
   const int64_t parts = items < threads ? items : threads;
-  const auto slotFloats = static_cast<int64_t>(roundedSlotBytes(s, dataGradient) / sizeof(float));
-  parallelFor(parts, [&](int64_t begin, int64_t end) {
-    for (int64_t part = begin; part < end; ++part) {
-      const int64_t first = items * part / parts, last = items * (part + 1) / parts;
-      for (int64_t item = first; item < last && ok.load(std::memory_order_relaxed); ++item)
-        runItem(item, slots + part * slotFloats, item + 1 < last);
+  forEachItem(items, slots != nullptr, [&](int64_t item, int64_t part) {
+    if (!ok.load(std::memory_order_relaxed)) return;
+    if (part < 0) {
+      runItem(item, nullptr, false);
+    } else {
+      // The next item of the same part.
+      runItem(item, slots + part * slotFloats, item + 1 < items * (part + 1) / parts);
     }
   });
   return ok.load();
@@ -377,47 +430,57 @@ bool runPairCorrelation(const ConvShape& s, bool dataGradient, Elements kind, co
 // Work items: (group, run of up to 8 dw channels), each summing its images
 // in order into its own partial sums, whatever thread takes it, so the sums
 // never depend on the thread count.
+// Raw HF32 x and dy (ConvShape::inputRounding): the items in one
+// contiguous part per pool thread, each part rounding into its own slot.
 template <typename E>
 void runBackwardWeight(const ConvShape& s, Elements kind, const E* x, const E* dy, float* dw,
                        void* scratch) {
-  constexpr int64_t kRun = 8;
+  constexpr int64_t kRun = kWeightRun;
   const int64_t G = s.groups, S = srcChannelsOf(s), D = dstChannelsOf(s), taps = tapsOf(s);
   const PlaneMap m = forwardMap(s);
   const int64_t srcPlane = m.srcH * m.srcW, dstPlane = m.dstH * m.dstW;
   const int64_t runs = (D + kRun - 1) / kRun;
   auto* partial = static_cast<float*>(scratch);
-  const PlaneVectors table =
-      describedPlane(m, static_cast<char*>(scratch) + scratchAligned(partialSumBytes(s)));
-  parallelFor(G * runs, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t g = item / runs, d0 = item % runs * kRun;
-      const int64_t count = D - d0 < kRun ? D - d0 : kRun;
-      float* acc = partial + (g * D + d0) * S * taps * kLanes;
-      const int64_t accFloats = count * S * taps * kLanes;
-      for (int64_t i = 0; i < accFloats; ++i) acc[i] = 0.0f;
-      GroupWeightGrad j;
-      j.map = m;
-      j.vectors = &table;
-      j.images = s.batch;
-      j.xImage = G * S * srcPlane;
-      j.dyImage = G * D * dstPlane;
-      j.kind = kind;
-      j.x = x + g * S * srcPlane;
-      j.xChannels = S;
-      j.dy = dy + (g * D + d0) * dstPlane;
-      j.dCount = count;
-      j.acc = acc;
-      j.v0 = 0;
-      j.v1 = m.vectors();
-      f32_convbwdw_plane_o4c4_avx512(j);
-      for (int64_t d = 0; d < count; ++d) {
-        for (int64_t c = 0; c < S; ++c) {
-          for (int64_t t = 0; t < taps; ++t) {
-            const float* lanes = acc + ((t * S + c) * count + d) * kLanes;
-            float sum = 0.0f;
-            for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
-            dw[((g * D + d0 + d) * S + c) * taps + t] = sum;
-          }
+  const uint64_t tableOffset = scratchAligned(partialSumBytes(s));
+  const PlaneVectors table = describedPlane(m, static_cast<char*>(scratch) + tableOffset);
+  const bool rounding = kind == Elements::F32 && s.inputRounding == Rounding::HF32;
+  float* slots =
+      rounding ? scratchRegion<float>(scratch, tableOffset + planeVectorsBytes(m)) : nullptr;
+  const auto slotFloats = static_cast<int64_t>(weightSlotBytes(s) / sizeof(float));
+  forEachItem(G * runs, rounding, [&](int64_t item, int64_t part) {
+    const int64_t g = item / runs, d0 = item % runs * kRun;
+    const int64_t count = D - d0 < kRun ? D - d0 : kRun;
+    float* acc = partial + (g * D + d0) * S * taps * kLanes;
+    const int64_t accFloats = count * S * taps * kLanes;
+    for (int64_t i = 0; i < accFloats; ++i) acc[i] = 0.0f;
+    GroupWeightGrad j;
+    j.map = m;
+    j.vectors = &table;
+    j.images = s.batch;
+    j.xImage = G * S * srcPlane;
+    j.dyImage = G * D * dstPlane;
+    j.kind = kind;
+    j.x = x + g * S * srcPlane;
+    j.xChannels = S;
+    j.dy = dy + (g * D + d0) * dstPlane;
+    j.dCount = count;
+    j.acc = acc;
+    j.v0 = 0;
+    j.v1 = m.vectors();
+    if (rounding) {
+      j.kind = Elements::Hf32;
+      j.slot = slots + part * slotFloats;
+      j.xSpan = weightXSpan(m);
+      j.dySpan = weightDySpan(m);
+    }
+    f32_convbwdw_plane_o4c4_avx512(j);
+    for (int64_t d = 0; d < count; ++d) {
+      for (int64_t c = 0; c < S; ++c) {
+        for (int64_t t = 0; t < taps; ++t) {
+          const float* lanes = acc + ((t * S + c) * count + d) * kLanes;
+          float sum = 0.0f;
+          for (int64_t l = 0; l < kLanes; ++l) sum += lanes[l];
+          dw[((g * D + d0 + d) * S + c) * taps + t] = sum;
         }
       }
     }
@@ -432,7 +495,10 @@ bool acceptsGroupedForward(const ConvShape& s) {
 bool acceptsGroupedBackwardData(const ConvShape& s) {
   return groupedShape(s) && roundedSlotsFit(s, true);
 }
-bool acceptsGroupedBackwardWeight(const ConvShape& s) { return groupedShape(s); }
+bool acceptsGroupedBackwardWeight(const ConvShape& s) {
+  return groupedShape(s) &&
+         (s.operands != OperandValues::HF32 || weightSlotBytes(s) <= kMaxRoundedSlotBytes);
+}
 
 // A 1x1 layer is a GEMM; the correlation measured faster only where it
 // reduces at least two src channels per dst channel (256 -> 64: 10-14%;
@@ -483,7 +549,10 @@ uint64_t correlationScratchBytes(const ConvShape& s) {
   return scratchAligned(packedWeightBytes(s)) + maxPlaneVectorsBytes(s) + roundedSlotsBytes(s);
 }
 uint64_t backwardWeightScratchBytes(const ConvShape& s) {
-  return scratchAligned(partialSumBytes(s)) + planeVectorsBytes(forwardMap(s));
+  const uint64_t slots = s.inputRounding == Rounding::HF32
+                             ? weightSlotBytes(s) * static_cast<uint64_t>(computeThreadCount())
+                             : 0;
+  return scratchAligned(partialSumBytes(s)) + planeVectorsBytes(forwardMap(s)) + slots;
 }
 
 void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y,

@@ -122,11 +122,21 @@ struct GroupWeightGrad {
   int64_t dCount = 0;
   float* acc = nullptr;
   int64_t v0 = 0, v1 = 0;
+  // Kind Hf32 (raw fp32 x and dy): each block's rows of an image are
+  // rounded into `slot` first, xSpan elements per x channel, then dySpan
+  // per dy channel.
+  float* slot = nullptr;
+  int64_t xSpan = 0, dySpan = 0;
 };
 
-// The plane elements [lo, hi) vectors [v0, v1) of `job` may read at any
-// tap, per src channel (from the first vector's lowest tap to the last
-// valid vector's highest, clipped to the plane).
+// The src plane elements [lo, hi) vectors [v0, v1) of `map` may read at any
+// tap (from the first vector's lowest tap to the last valid vector's
+// highest, clipped to the plane), and the dst plane elements they cover.
+void planeSourceRange(const PlaneMap& map, const PlaneVectors& vectors, int64_t v0, int64_t v1,
+                      int64_t* lo, int64_t* hi);
+void planeDestinationRange(const PlaneMap& map, const PlaneVectors& vectors, int64_t v0, int64_t v1,
+                           int64_t* lo, int64_t* hi);
+// planeSourceRange of the job's vectors, per src channel.
 void correlationSourceRange(const GroupCorrelation& job, int64_t* lo, int64_t* hi);
 
 void f32_conv_plane_correlate_o8w48_avx512(const GroupCorrelation& job);

@@ -19,6 +19,7 @@
 #include "kernels/conv/blocked/element_loads_avx512_inl.h"
 #include "kernels/conv/nchw_plane/conv_plane.h"
 #include "kernels/simd/half_words_avx512.h"
+#include "kernels/simd/hf32_rounding_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
@@ -198,32 +199,41 @@ void correlateKeeping(const GroupCorrelation& j) {
   while (d0 < j.dstChannels) d0 = correlateGroup<F32Kind, float, false>(kept, d0, &tile);
 }
 
+// Where one image's x and dy planes of a weight-gradient job lie: channel
+// c's plane element q at x + c * xStride + q - xOrigin (likewise dy).
+template <typename E>
+struct WeightSources {
+  const E* x;
+  int64_t xStride, xOrigin;
+  const E* dy;
+  int64_t dyStride, dyOrigin;
+};
+
 // acc[t][s0 .. s0 + ST)[d0 .. d0 + OT) over vectors [v0, v1) of one image,
 // in order.
 template <int OT, int ST, typename K, typename E>
-void weightTile(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, int64_t v1,
+void weightTile(const GroupWeightGrad& j, const WeightSources<E>& in, int64_t v0, int64_t v1,
                 int64_t d0, int64_t s0, int64_t t) {
   const PlaneVectors& b = *j.vectors;
   const int64_t S = j.xChannels;
-  const int64_t srcPlane = j.map.srcH * j.map.srcW, dstPlane = j.map.dstH * j.map.dstW;
   float* acc = j.acc + ((t * S + s0) * j.dCount + d0) * kLanes;
   __m512 a[OT][ST];
 #pragma GCC unroll 8
   for (int s = 0; s < ST; ++s)
 #pragma GCC unroll 8
     for (int o = 0; o < OT; ++o) a[o][s] = _mm512_loadu_ps(acc + (s * j.dCount + o) * kLanes);
-  const E* dyTile = dy + d0 * dstPlane;
-  const E* xTile = x + s0 * srcPlane;
+  const E* dyTile = in.dy + d0 * in.dyStride;
+  const E* xTile = in.x + s0 * in.xStride;
   for (int64_t k = v0; k < v1; ++k) {
     const __mmask16 valid = b.valid[k], mk = b.masks[t * b.padded + k];
     __m512 d[OT];
-    const E* dp = dyTile + b.dstBase[k];
+    const E* dp = dyTile + (b.dstBase[k] - in.dyOrigin);
 #pragma GCC unroll 8
-    for (int o = 0; o < OT; ++o) d[o] = K::Load::load(dp + o * dstPlane, valid);
-    const E* p = tapSource(xTile, 0, b, t, k);
+    for (int o = 0; o < OT; ++o) d[o] = K::Load::load(dp + o * in.dyStride, valid);
+    const E* p = tapSource(xTile, in.xOrigin, b, t, k);
 #pragma GCC unroll 8
     for (int s = 0; s < ST; ++s) {
-      const __m512 xv = K::Load::load(p + s * srcPlane, mk);
+      const __m512 xv = K::Load::load(p + s * in.xStride, mk);
 #pragma GCC unroll 8
       for (int o = 0; o < OT; ++o) a[o][s] = _mm512_fmadd_ps(xv, d[o], a[o][s]);
     }
@@ -237,7 +247,7 @@ void weightTile(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, i
 // Every (x channel, tap) of dy channels [d0, d0 + OT): x channels in tiles of
 // 4, the rest in one tile of 5 (for 4 + 1), 3, 2 or 1.
 template <int OT, typename K, typename E>
-void weightTiles(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, int64_t v1,
+void weightTiles(const GroupWeightGrad& j, const WeightSources<E>& in, int64_t v0, int64_t v1,
                  int64_t d0) {
   const int64_t S = j.xChannels, taps = j.map.kh * j.map.kw;
   for (int64_t s0 = 0; s0 < S;) {
@@ -245,19 +255,19 @@ void weightTiles(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, 
     for (int64_t t = 0; t < taps; ++t) {
       switch (st) {
         case 5:
-          weightTile<OT, 5, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          weightTile<OT, 5, K, E>(j, in, v0, v1, d0, s0, t);
           break;
         case 4:
-          weightTile<OT, 4, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          weightTile<OT, 4, K, E>(j, in, v0, v1, d0, s0, t);
           break;
         case 3:
-          weightTile<OT, 3, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          weightTile<OT, 3, K, E>(j, in, v0, v1, d0, s0, t);
           break;
         case 2:
-          weightTile<OT, 2, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          weightTile<OT, 2, K, E>(j, in, v0, v1, d0, s0, t);
           break;
         default:
-          weightTile<OT, 1, K, E>(j, x, dy, v0, v1, d0, s0, t);
+          weightTile<OT, 1, K, E>(j, in, v0, v1, d0, s0, t);
           break;
       }
     }
@@ -265,26 +275,59 @@ void weightTiles(const GroupWeightGrad& j, const E* x, const E* dy, int64_t v0, 
   }
 }
 
+// Elements [lo, hi) of `channels` planes `stride` apart, rounded to HF32
+// into rows of `span` at dst.
+void roundRows(const float* src, int64_t stride, int64_t channels, int64_t lo, int64_t hi,
+               float* dst, int64_t span) {
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* from = src + c * stride;
+    float* to = dst + c * span - lo;
+    for (int64_t i = lo; i < hi; i += kLanes) {
+      const __mmask16 m = simd::firstLanes(hi - i < kLanes ? hi - i : kLanes);
+      _mm512_mask_storeu_ps(to + i, m, simd::roundHf32(_mm512_maskz_loadu_ps(m, from + i)));
+    }
+  }
+}
+
 // Blocks of vectors, then images: a block's data of one image stays in
 // cache for all its tiles (kWeightBlockVectors: 8 channels of 48 vectors
-// are 24 KB).
-template <typename K, typename E>
+// are 24 KB). kRound (raw HF32 x and dy): the block's rows of the image
+// rounded into the job's slot first.
+template <typename K, typename E, bool kRound = false>
 void weightGrad(const GroupWeightGrad& j) {
+  const int64_t srcPlane = j.map.srcH * j.map.srcW, dstPlane = j.map.dstH * j.map.dstW;
   for (int64_t v0 = j.v0; v0 < j.v1; v0 += kWeightBlockVectors) {
     const int64_t v1 = j.v1 - v0 < kWeightBlockVectors ? j.v1 : v0 + kWeightBlockVectors;
+    int64_t xLo = 0, xHi = 0, dyLo = 0, dyHi = 0;
+    if (kRound) {
+      planeSourceRange(j.map, *j.vectors, v0, v1, &xLo, &xHi);
+      planeDestinationRange(j.map, *j.vectors, v0, v1, &dyLo, &dyHi);
+      // Never (the spans bound them): the slot's ends.
+      if (xHi - xLo > j.xSpan) xHi = xLo + j.xSpan;
+      if (dyHi - dyLo > j.dySpan) dyHi = dyLo + j.dySpan;
+    }
     for (int64_t n = 0; n < j.images; ++n) {
-      const E* x = static_cast<const E*>(j.x) + n * j.xImage;
-      const E* dy = static_cast<const E*>(j.dy) + n * j.dyImage;
+      WeightSources<E> in{static_cast<const E*>(j.x) + n * j.xImage,   srcPlane, 0,
+                          static_cast<const E*>(j.dy) + n * j.dyImage, dstPlane, 0};
+      if (kRound) {
+        float* dySlot = j.slot + j.xChannels * j.xSpan;
+        roundRows(reinterpret_cast<const float*>(in.x), srcPlane, j.xChannels, xLo, xHi, j.slot,
+                  j.xSpan);
+        roundRows(reinterpret_cast<const float*>(in.dy), dstPlane, j.dCount, dyLo, dyHi, dySlot,
+                  j.dySpan);
+        in = WeightSources<E>{reinterpret_cast<const E*>(j.slot), j.xSpan,  xLo,
+                              reinterpret_cast<const E*>(dySlot), j.dySpan, dyLo};
+      }
       for (int64_t d0 = 0; d0 < j.dCount;) {
         const int64_t left = j.dCount - d0;
         if (left >= 4) {
-          weightTiles<4, K, E>(j, x, dy, v0, v1, d0);
+          weightTiles<4, K, E>(j, in, v0, v1, d0);
           d0 += 4;
         } else if (left >= 2) {
-          weightTiles<2, K, E>(j, x, dy, v0, v1, d0);
+          weightTiles<2, K, E>(j, in, v0, v1, d0);
           d0 += 2;
         } else {
-          weightTiles<1, K, E>(j, x, dy, v0, v1, d0);
+          weightTiles<1, K, E>(j, in, v0, v1, d0);
           d0 += 1;
         }
       }
@@ -371,8 +414,10 @@ void f32_conv_plane_correlate_o8w48_avx512(const GroupCorrelation& j) {
 void f32_convbwdw_plane_o4c4_avx512(const GroupWeightGrad& j) {
   switch (j.kind) {
     case Elements::F32:
-    case Elements::Hf32:
       weightGrad<F32Kind, float>(j);
+      break;
+    case Elements::Hf32:
+      weightGrad<F32Kind, float, true>(j);
       break;
     case Elements::Bf16:
       weightGrad<Bf16Kind, uint16_t>(j);
