@@ -36,6 +36,14 @@ struct RowJob {
   //   out[t][l] = sum over k, then j in 0..16/G-1, of
   //     in[taps[k] + t * inStep * 16 + j * G + l % G] * weights[k * tapStride + j * 16 + l]
   int laneGroups = 1;
+  // Optional (colTaps > 0): the taps run in runs of colTaps W taps (tap k is
+  // W tap k % colTaps), and W tap j's products are nonzero only for the
+  // positions [colLo[j], colHi[j]) (the others read padding columns, zeros
+  // in the staged input): a kernel may leave the others out.
+  static constexpr int kMaxColTaps = 16;
+  int colTaps = 0;
+  int16_t colLo[kMaxColTaps] = {};
+  int16_t colHi[kMaxColTaps] = {};
 };
 // The taps of a row of `tiles` register tiles run in slices whose weights
 // fit in L1 next to the row's inputs and outputs (4096 floats, a third of

@@ -277,6 +277,10 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
                             : TapRows{dim.stride, -dim.pad, dim.dilation, dim.in, dim.kernel};
       }
       ph.tapsPerRowPair = p.blocks.redPerGroup * dims[2].kernel;
+      if (!flatten) {
+        const Dim& dim = dims[2];
+        ph.tapCols = TapRows{dim.stride, -dim.pad, dim.dilation, dim.in, dim.kernel};
+      }
     }
     if (table) {
       for (int64_t i = 0; i < ph.tapCount; ++i) {
@@ -371,6 +375,11 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
                                 -(t[d]->every * dim.dilation / dim.stride), dim.out, t[d]->taps};
             }
             ph.tapsPerRowPair = p.blocks.redPerGroup * tw.taps;
+            if (!flatten) {
+              const Dim& dim = dims[2];
+              ph.tapCols = TapRows{1, tapShift(dim, pw, tw.first),
+                                   -(tw.every * dim.dilation / dim.stride), dim.out, tw.taps};
+            }
           }
           if (table) {
             int64_t i = tapIndex;
@@ -501,6 +510,10 @@ RowItem rowItemAt(const RowPassPlan& p, int64_t images, int64_t item) {
           rowD * phase.outRowStep[0] + rowH * phase.outRowStep[1] + col0 * phase.outColStep;
   r.outColStep = phase.outColStep;
   r.count = std::min(p.segmentLength, phase.cols - col0);
+  if (p.skipsPaddingRows && phase.tapCols.taps > 0) {
+    r.tapCols = &phase.tapCols;
+    r.firstCol = col0;
+  }
   return r;
 }
 

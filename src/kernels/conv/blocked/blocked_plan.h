@@ -91,6 +91,9 @@ struct Phase {
   // the table entries per (D tap, H tap) pair (reduction blocks x W taps).
   TapRows tapRows[2];
   int64_t tapsPerRowPair = 0;
+  // The same along W for the columns of a row (taps 0: not described, as
+  // for flattened rows, whose columns run across the planes' rows).
+  TapRows tapCols{0, 0, 0, 1, 0};
 };
 
 enum class RowPassKind : uint8_t { Forward, BackwardData };
@@ -177,6 +180,11 @@ struct RowItem {
   int64_t outColStep = 0;
   int64_t count = 0;  // positions
   int nb = 1;
+  // Its columns [firstCol, firstCol + count) of the phase, whose W taps
+  // (the innermost of every tap-table entry run) tapCols describes; null
+  // when not described.
+  const TapRows* tapCols = nullptr;
+  int64_t firstCol = 0;
 };
 RowItem rowItemAt(const RowPassPlan& p, int64_t images, int64_t item);
 inline int64_t rowItemCount(const RowPassPlan& p, int64_t images) {
