@@ -394,10 +394,15 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
                 int64_t lo = 0, hi = 0;
                 if (depthHi > depthLo) rowsInside(p.tapRows[1], oh, rows, kh, &lo, &hi);
                 job.rows = hi - lo;
-                job.dy = dyBase + lo * p.dy.rowStride;
                 for (int64_t kw = 0; kw < p.taps[2]; ++kw, ++tap) {
+                  // And the columns whose x column is inside (RN50 3x3 512ch
+                  // 7x7 weight gradient, 1 thread, medians of 7: 21.2 -> 19.6 ms).
+                  int64_t cLo = 0, cHi = 0;
+                  rowsInside(p.tapRows[2], 0, shape.out[2], kw, &cLo, &cHi);
+                  job.cols = cHi - cLo;
+                  job.dy = dyBase + lo * p.dy.rowStride + cLo * kLanes;
                   job.x = xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + kw * p.tapStep[2] +
-                          lo * p.rowStepX[1];
+                          lo * p.rowStepX[1] + cLo * p.colStepX;
                   job.dw = part + r * p.blockFloats + tap * tapFloats;
                   (b.depthwise ? k.depthwiseWeightGrad : k.weightGrad)(job);
                 }

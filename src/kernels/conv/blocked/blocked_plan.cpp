@@ -539,7 +539,7 @@ bool planWeightPass(const ConvShape& s, WeightPassPlan* plan) {
     p.taps[d] = dims[d].kernel;
     p.tapStep[d] = sz.mul(dims[d].dilation, strides[d]);
   }
-  for (int d = 0; d < 2; ++d)
+  for (int d = 0; d < 3; ++d)
     p.tapRows[d] =
         TapRows{dims[d].stride, -dims[d].pad, dims[d].dilation, dims[d].in, dims[d].kernel};
   p.rowStepX[0] = sz.mul(dims[0].stride, p.x.planeStride);

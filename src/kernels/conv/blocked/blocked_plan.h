@@ -131,9 +131,10 @@ struct WeightPassPlan {
   int64_t rowStepX[2] = {0, 0};    // floats per output row step (d, h) in x
   int64_t colStepX = 0;            // floats per output column in x
   int64_t rows = 0;                // images * outD * outH
-  // Along D and H, which x row tap j of output row q reads (TapRows): rows
-  // outside x are padding, whose products the pass leaves out.
-  TapRows tapRows[2];
+  // Along D, H and W, which x row (column) tap j of output row (column) q
+  // reads (TapRows): rows and columns outside x are padding, whose products
+  // the pass leaves out.
+  TapRows tapRows[3];
   int64_t imagesPerGroup = 0;  // the batch is staged in groups of this many images
   int64_t chunks = 0;          // work items: chunks * outBlocks
   int64_t pairs = 0;           // outBlocks * redPerGroup
