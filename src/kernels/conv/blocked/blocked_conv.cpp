@@ -153,20 +153,6 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
   });
 }
 
-// Which of the item's positions each W tap reads inside the input (the
-// kernels may leave the rest out), where the plan describes them.
-void describeColumns(const RowItem& r, RowJob* job) {
-  if (!r.tapCols || r.tapCols->taps > RowJob::kMaxColTaps || r.count > 32767) return;
-  job->colTaps = static_cast<int>(r.tapCols->taps);
-  for (int64_t j = 0; j < r.tapCols->taps; ++j) {
-    int64_t lo = 0, hi = 0;
-    rowsInside(*r.tapCols, r.firstCol, r.count, j, &lo, &hi);
-    if (hi < lo) hi = lo;
-    job->colLo[j] = static_cast<int16_t>(lo);
-    job->colHi[j] = static_cast<int16_t>(hi);
-  }
-}
-
 // Every (image, tile, phase, row, segment) of one staged image group.
 void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& table,
                  const float* in, const float* packed, int64_t images, float* out) {
@@ -186,7 +172,7 @@ void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& 
       job.nb = r.nb;
       job.inStep = static_cast<int>(p.inStep);
       job.laneGroups = static_cast<int>(p.blocks.laneGroups);
-      describeColumns(r, &job);
+      describeColumns(r, &job.cols);
       (p.blocks.depthwise ? k.depthwiseRows : k.rows)(job);
     }
   });

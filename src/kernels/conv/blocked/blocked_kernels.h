@@ -19,6 +19,42 @@ namespace blocked {
 // kernel may keep partial sums of a slice of the taps there meanwhile.
 // Depthwise: out[t][o] = sum over k of in[taps[k] + t * inStep * 16 + o] *
 // weights[k * tapStride + o].
+// Optional facts about a row job (taps > 0): its taps run in runs of `taps`
+// W taps (tap k is W tap k % taps), and W tap j's products are nonzero only
+// for the positions [lo[j], hi[j]) (the others read padding columns, zeros
+// in the staged input), so a kernel may leave the others out.
+struct ColumnRanges {
+  static constexpr int kMaxTaps = 16;
+  int taps = 0;
+  int16_t lo[kMaxTaps] = {};
+  int16_t hi[kMaxTaps] = {};
+};
+// The item's ranges, where the plan describes them (rowItemAt).
+void describeColumns(const RowItem& item, ColumnRanges* ranges);
+
+// The positions of a register tile a W tap computes: those whose input
+// column is inside, where they are all but the first and / or the last (the
+// common pad-1 edges); else every position (the others' products are
+// zeros), or none.
+enum ColumnClass : uint8_t { kAllColumns, kSkipFirst, kSkipLast, kSkipBoth, kSkipTap };
+// The class of each W tap for the tile [pos, pos + wt); false when every tap
+// computes every position. Static (the ISA files each keep their own copy).
+static inline bool columnClasses(const ColumnRanges& r, int64_t pos, int64_t wt, uint8_t* cls) {
+  bool any = false;
+  for (int j = 0; j < r.taps; ++j) {
+    const int64_t lead = r.lo[j] > pos ? r.lo[j] - pos : 0;
+    const int64_t trail = pos + wt > r.hi[j] ? pos + wt - r.hi[j] : 0;
+    uint8_t c = kAllColumns;
+    if (lead + trail >= wt)
+      c = kSkipTap;
+    else if (lead <= 1 && trail <= 1)
+      c = static_cast<uint8_t>(lead | trail << 1);
+    cls[j] = c;
+    any = any || c != kAllColumns;
+  }
+  return any;
+}
+
 struct RowJob {
   const float* in = nullptr;
   const int64_t* taps = nullptr;
@@ -36,14 +72,7 @@ struct RowJob {
   //   out[t][l] = sum over k, then j in 0..16/G-1, of
   //     in[taps[k] + t * inStep * 16 + j * G + l % G] * weights[k * tapStride + j * 16 + l]
   int laneGroups = 1;
-  // Optional (colTaps > 0): the taps run in runs of colTaps W taps (tap k is
-  // W tap k % colTaps), and W tap j's products are nonzero only for the
-  // positions [colLo[j], colHi[j]) (the others read padding columns, zeros
-  // in the staged input): a kernel may leave the others out.
-  static constexpr int kMaxColTaps = 16;
-  int colTaps = 0;
-  int16_t colLo[kMaxColTaps] = {};
-  int16_t colHi[kMaxColTaps] = {};
+  ColumnRanges cols;
 };
 // The taps of a row of `tiles` register tiles run in slices whose weights
 // fit in L1 next to the row's inputs and outputs (4096 floats, a third of

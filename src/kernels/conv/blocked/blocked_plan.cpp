@@ -1,9 +1,11 @@
 #include "kernels/conv/blocked/blocked_plan.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <initializer_list>
 
 #include "common/checked_math.h"
+#include "kernels/conv/blocked/blocked_kernels.h"
 #include "kernels/conv/conv_geometry.h"
 
 namespace aclcpu {
@@ -515,6 +517,17 @@ RowItem rowItemAt(const RowPassPlan& p, int64_t images, int64_t item) {
     r.firstCol = col0;
   }
   return r;
+}
+
+void describeColumns(const RowItem& r, ColumnRanges* c) {
+  if (!r.tapCols || r.tapCols->taps > ColumnRanges::kMaxTaps || r.count > INT16_MAX) return;
+  c->taps = static_cast<int>(r.tapCols->taps);
+  for (int64_t j = 0; j < r.tapCols->taps; ++j) {
+    int64_t lo = 0, hi = 0;
+    rowsInside(*r.tapCols, r.firstCol, r.count, j, &lo, &hi);
+    c->lo[j] = static_cast<int16_t>(lo);
+    c->hi[j] = static_cast<int16_t>(hi < lo ? lo : hi);
+  }
 }
 
 bool planWeightPass(const ConvShape& s, WeightPassPlan* plan) {

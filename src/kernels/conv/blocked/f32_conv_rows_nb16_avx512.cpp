@@ -42,11 +42,6 @@ using TileFn = void (*)(const float* in, const int64_t* taps, int64_t tapCount, 
                         int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride,
                         bool accumulate, const uint8_t* cols, int colTaps, int j0);
 
-// The positions of a tile a W tap computes: those whose input column is
-// inside, where they are all but the first and / or the last (the common
-// pad-1 edges); else every position (the others' products are zeros).
-enum ColumnClass : uint8_t { kAllColumns, kSkipFirst, kSkipLast, kSkipBoth, kSkipTap };
-
 // One tap of a dense tile over positions [L, WT - T).
 template <int WT, int NB, int IS, int L, int T>
 __attribute__((always_inline)) inline void denseTap(const float* src, const float* wk,
@@ -205,24 +200,6 @@ constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxD
 // Cuts `count` positions into equal tiles of at most `widest`, so no row ends
 // in a sliver of one or two positions; the taps run in slices
 // (forEachTapSlice).
-// The ColumnClass of each W tap for the tile [pos, pos + wt) of the job;
-// false when every tap computes every position.
-bool columnClasses(const RowJob& job, int64_t pos, int64_t wt, uint8_t* cols) {
-  bool any = false;
-  for (int j = 0; j < job.colTaps; ++j) {
-    const int64_t lead = job.colLo[j] > pos ? job.colLo[j] - pos : 0;
-    const int64_t trail = pos + wt > job.colHi[j] ? pos + wt - job.colHi[j] : 0;
-    uint8_t c = kAllColumns;
-    if (lead + trail >= wt)
-      c = kSkipTap;
-    else if (lead <= 1 && trail <= 1)
-      c = static_cast<uint8_t>(lead | trail << 1);
-    cols[j] = c;
-    any = any || c != kAllColumns;
-  }
-  return any;
-}
-
 template <typename T>
 void runRow(const RowJob& job, const T& table, int widest) {
   const int64_t tiles = (job.count + widest - 1) / widest;
@@ -231,12 +208,12 @@ void runRow(const RowJob& job, const T& table, int widest) {
   forEachTapSlice(job, tiles, [&](int64_t k0, int64_t taps, bool accumulate) {
     for (int64_t pos = 0; pos < job.count; pos += width) {
       const int64_t wt = job.count - pos < width ? job.count - pos : width;
-      uint8_t cols[RowJob::kMaxColTaps];
-      const bool skips = job.colTaps > 0 && columnClasses(job, pos, wt, cols);
+      uint8_t cols[ColumnRanges::kMaxTaps];
+      const bool skips = job.cols.taps > 0 && columnClasses(job.cols, pos, wt, cols);
       table[wt - 1](job.in + pos * job.inStep * 16, job.taps + k0, taps,
                     job.weights + k0 * job.tapStride, job.tapStride, job.out + pos * job.outColStep,
                     job.outColStep, job.outBlockStride, accumulate, skips ? cols : nullptr,
-                    job.colTaps, skips ? static_cast<int>(k0 % job.colTaps) : 0);
+                    job.cols.taps, skips ? static_cast<int>(k0 % job.cols.taps) : 0);
     }
   });
 }
