@@ -31,6 +31,7 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/conv_passes.h"
 #include "kernels/conv/conv_registry.h"
+#include "kernels/conv/scratch_slots.h"
 #include "kernels/convert/convert.h"
 #include "kernels/cpu/cpu_info.h"
 #include "kernels_conv/conv_test_support.h"
@@ -744,6 +745,23 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
           ASSERT_EQ(std::memcmp(&fromRaw[i], &fromCopies[i], sizeof(float)), 0)
               << entryLabel(algorithm.name, s) << " at " << isaName(level) << ", " << threads
               << " threads: element " << i << " (" << coordinates(algorithm.pass, s, i)
+              << ") from raw inputs " << fromRaw[i] << ", from rounded copies " << fromCopies[i];
+        }
+      }
+      // Chunks that find no scratch slot free (none, or one for 3 threads)
+      // round as they read, to the same bits.
+      for (int64_t limit : {0, 1}) {
+        setComputeThreadCount(3);
+        scratchSlotLimitForTesting().store(limit);
+        Scratch scratch(algorithm.scratchBytes(raw));
+        std::vector<float> fromRaw = poisoned(outCount);
+        algorithm.run(raw, rawA.data(), rawB.data(), fromRaw.data(), scratch.get());
+        scratchSlotLimitForTesting().store(-1);
+        ASSERT_TRUE(scratch.guardsIntact()) << algorithm.name << ", " << limit << " slots";
+        for (int64_t i = 0; i < outCount; ++i) {
+          ASSERT_EQ(std::memcmp(&fromRaw[i], &fromCopies[i], sizeof(float)), 0)
+              << entryLabel(algorithm.name, s) << " at " << isaName(level) << ", " << limit
+              << " slots: element " << i << " (" << coordinates(algorithm.pass, s, i)
               << ") from raw inputs " << fromRaw[i] << ", from rounded copies " << fromCopies[i];
         }
       }

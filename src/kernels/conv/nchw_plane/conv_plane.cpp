@@ -6,6 +6,7 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/bf16_pairs_inl.h"
 #include "kernels/conv/scratch_region.h"
+#include "kernels/conv/scratch_slots.h"
 #include "kernels/convert/convert.h"
 #include "kernels/convert/convert_runs.h"
 
@@ -220,24 +221,17 @@ uint64_t weightSlotBytes(const ConvShape& s) {
       sizeof(float));
 }
 
-// Calls body(item, part) for every item in [0, items): in the ranges the
-// pool hands out (part -1), or with `perThread` in one contiguous part per
-// pool thread (part: its index, for a scratch slot of its own). Items are
-// independent either way, so results never depend on the cut.
+// Calls body(item, slot, end) for every item in [0, items), in the ranges
+// the pool hands out (ending at `end`): with `slots`, each range holding a
+// scratch slot of its own for as long as it runs (ScratchSlots; -1 when the
+// pool has more threads than the scratch was sized for), else slot -1.
+// Items are independent, so results never depend on the cut.
 template <typename Body>
-void forEachItem(int64_t items, bool perThread, Body&& body) {
-  if (!perThread) {
-    parallelFor(items, [&](int64_t begin, int64_t end) {
-      for (int64_t item = begin; item < end; ++item) body(item, int64_t{-1});
-    });
-    return;
-  }
-  const int64_t threads = computeThreadCount();
-  const int64_t parts = items < threads ? items : threads;
-  parallelFor(parts, [&](int64_t begin, int64_t end) {
-    for (int64_t part = begin; part < end; ++part)
-      for (int64_t item = items * part / parts; item < items * (part + 1) / parts; ++item)
-        body(item, part);
+void forEachItem(int64_t items, bool slots, Body&& body) {
+  ScratchSlots claims(slots ? computeThreadCount() : 0);
+  parallelFor(items, [&](int64_t begin, int64_t end) {
+    const ScratchSlots::Claim claim(claims);
+    for (int64_t item = begin; item < end; ++item) body(item, claim.slot(), end);
   });
 }
 
@@ -320,7 +314,9 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
   const bool keepRounded = dstChannels > 8;
   auto runItem = [&](int64_t item, float* slot, bool hasNext) {
     GroupCorrelation j = jobOf(item);
-    if (slot && keepRounded) {
+    if (slots && !slot) {
+      j.kind = Elements::Hf32;  // no slot free: rounded as read
+    } else if (slot && keepRounded) {
       int64_t lo = 0, hi = 0;
       correlationSourceRange(j, &lo, &hi);
       j.kind = Elements::Hf32;
@@ -344,16 +340,9 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
     if (!run(j, item / blocks % G)) ok.store(false, std::memory_order_relaxed);
   };
   const auto slotFloats = static_cast<int64_t>(roundedSlotBytes(s, dataGradient) / sizeof(float));
-  const int64_t threads = computeThreadCount();
-  const int64_t parts = items < threads ? items : threads;
-  forEachItem(items, slots != nullptr, [&](int64_t item, int64_t part) {
+  forEachItem(items, slots != nullptr, [&](int64_t item, int64_t slot, int64_t end) {
     if (!ok.load(std::memory_order_relaxed)) return;
-    if (part < 0) {
-      runItem(item, nullptr, false);
-    } else {
-      // The next item of the same part.
-      runItem(item, slots + part * slotFloats, item + 1 < items * (part + 1) / parts);
-    }
+    runItem(item, slot >= 0 ? slots + slot * slotFloats : nullptr, item + 1 < end);
   });
   return ok.load();
 }
@@ -447,7 +436,7 @@ void runBackwardWeight(const ConvShape& s, Elements kind, const E* x, const E* d
   float* slots =
       rounding ? scratchRegion<float>(scratch, tableOffset + planeVectorsBytes(m)) : nullptr;
   const auto slotFloats = static_cast<int64_t>(weightSlotBytes(s) / sizeof(float));
-  forEachItem(G * runs, rounding, [&](int64_t item, int64_t part) {
+  forEachItem(G * runs, rounding, [&](int64_t item, int64_t slot, int64_t /*end*/) {
     const int64_t g = item / runs, d0 = item % runs * kRun;
     const int64_t count = D - d0 < kRun ? D - d0 : kRun;
     float* acc = partial + (g * D + d0) * S * taps * kLanes;
@@ -468,8 +457,9 @@ void runBackwardWeight(const ConvShape& s, Elements kind, const E* x, const E* d
     j.v0 = 0;
     j.v1 = m.vectors();
     if (rounding) {
+      // Without a slot, rounded as read.
       j.kind = Elements::Hf32;
-      j.slot = slots + part * slotFloats;
+      j.slot = slot >= 0 ? slots + slot * slotFloats : nullptr;
       j.xSpan = weightXSpan(m);
       j.dySpan = weightDySpan(m);
     }

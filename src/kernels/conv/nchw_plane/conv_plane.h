@@ -64,12 +64,11 @@ void f32_conv_plane_describe_avx512(const PlaneMap& map, PlaneVectors* vectors);
 
 // How the src (and dy) elements are read: fp32, or the caller's bf16 / half
 // words (dst then in the same words, each result rounded once, nearest
-// even), or (correlation only) raw fp32 values rounded to HF32 as read. The
-// correlation passes take raw HF32 inputs (ConvShape::inputRounding) and
-// round each element once per work item (conv_plane.cpp); the weight
-// gradient gets copies its caller rounded (rounding as read there rounds
-// each element once per tap and tile: ResNeXt g32 HF32 backward 2 threads
-// measured 2.3x the time of cubeMathType 0).
+// even), or raw fp32 values rounded to HF32 (ConvShape::inputRounding). The
+// plane passes round raw inputs once per work item into a per-thread slot of
+// their scratch (conv_plane.cpp); rounding every load instead (Hf32 without
+// a slot, the fallback) rounds each element once per tap and tile (ResNeXt
+// g32 HF32 backward 2 threads measured 2.3x the time of cubeMathType 0).
 enum class Elements : uint8_t { F32, Bf16, F16, Hf32 };
 
 // For dst vectors [v0, v1) of one image and group:
@@ -124,7 +123,7 @@ struct GroupWeightGrad {
   int64_t v0 = 0, v1 = 0;
   // Kind Hf32 (raw fp32 x and dy): each block's rows of an image are
   // rounded into `slot` first, xSpan elements per x channel, then dySpan
-  // per dy channel.
+  // per dy channel (no slot: each element rounded as read).
   float* slot = nullptr;
   int64_t xSpan = 0, dySpan = 0;
 };

@@ -417,7 +417,10 @@ void f32_convbwdw_plane_o4c4_avx512(const GroupWeightGrad& j) {
       weightGrad<F32Kind, float>(j);
       break;
     case Elements::Hf32:
-      weightGrad<F32Kind, float, true>(j);
+      if (j.slot)
+        weightGrad<F32Kind, float, true>(j);
+      else
+        weightGrad<Hf32Kind, float>(j);
       break;
     case Elements::Bf16:
       weightGrad<Bf16Kind, uint16_t>(j);
