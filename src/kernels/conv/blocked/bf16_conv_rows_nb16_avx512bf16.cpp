@@ -62,28 +62,11 @@ void denseTile(const Bf16RowJob& j, int64_t t0, const uint8_t* cols) {
   for (int64_t k = 0; k < j.tapCount; ++k) {
     const uint32_t* src = in + j.taps[k];
     const uint32_t* wk = j.weights + k * j.tapStride;
-    if (!cols) {
-      denseTap<WT, NB, IS, 0, 0>(src, wk, acc);
-      continue;
-    }
-    const int cls = cols[w];
-    if (++w == j.cols.taps) w = 0;
-    if constexpr (WT >= 3) {
-      switch (cls) {
-        case kSkipFirst:
-          denseTap<WT, NB, IS, 1, 0>(src, wk, acc);
-          continue;
-        case kSkipLast:
-          denseTap<WT, NB, IS, 0, 1>(src, wk, acc);
-          continue;
-        case kSkipBoth:
-          denseTap<WT, NB, IS, 1, 1>(src, wk, acc);
-          continue;
-        default:
-          break;
-      }
-    }
-    if (cls != kSkipTap) denseTap<WT, NB, IS, 0, 0>(src, wk, acc);
+    const int cls = cols ? cols[w] : int{kAllColumns};
+    if (cols && ++w == j.cols.taps) w = 0;
+    runColumnClass<WT>(cls, [&](auto first, auto last) {
+      denseTap<WT, NB, IS, decltype(first)::value, decltype(last)::value>(src, wk, acc);
+    });
   }
 #pragma GCC unroll 32
   for (int t = 0; t < WT; ++t) {

@@ -5,6 +5,7 @@
 // same sequence whatever tile, segment or thread computes it.
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/conv/blocked/blocked_plan.h"
 
@@ -53,6 +54,29 @@ static inline bool columnClasses(const ColumnRanges& r, int64_t pos, int64_t wt,
     any = any || c != kAllColumns;
   }
   return any;
+}
+
+// Runs a tile's tap over the positions its class leaves: tap(L, T) with
+// std::integral_constant first-skip and last-skip counts (only tiles of 3
+// or more positions skip one at an edge; kSkipTap runs nothing). Static
+// (the ISA files each keep their own copy).
+template <int WT, typename Tap>
+static inline void runColumnClass(int cls, Tap&& tap) {
+  using Zero = std::integral_constant<int, 0>;
+  using One = std::integral_constant<int, 1>;
+  if constexpr (WT >= 3) {
+    switch (cls) {
+      case kSkipFirst:
+        return tap(One{}, Zero{});
+      case kSkipLast:
+        return tap(Zero{}, One{});
+      case kSkipBoth:
+        return tap(One{}, One{});
+      default:
+        break;
+    }
+  }
+  if (cls != kSkipTap) tap(Zero{}, Zero{});
 }
 
 struct RowJob {

@@ -84,28 +84,11 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
 #pragma GCC unroll 32
       for (int t = 0; t < WT; ++t) _mm_prefetch(next + t * IS * 64, _MM_HINT_T0);
     }
-    if (!cols) {
-      denseTap<WT, NB, IS, 0, 0>(src, wk, acc);
-      continue;
-    }
-    const int cls = cols[j0];
-    if (++j0 == colTaps) j0 = 0;
-    if constexpr (WT >= 3) {
-      switch (cls) {
-        case kSkipFirst:
-          denseTap<WT, NB, IS, 1, 0>(src, wk, acc);
-          continue;
-        case kSkipLast:
-          denseTap<WT, NB, IS, 0, 1>(src, wk, acc);
-          continue;
-        case kSkipBoth:
-          denseTap<WT, NB, IS, 1, 1>(src, wk, acc);
-          continue;
-        default:
-          break;
-      }
-    }
-    if (cls != kSkipTap) denseTap<WT, NB, IS, 0, 0>(src, wk, acc);
+    const int cls = cols ? cols[j0] : int{kAllColumns};
+    if (cols && ++j0 == colTaps) j0 = 0;
+    runColumnClass<WT>(cls, [&](auto first, auto last) {
+      denseTap<WT, NB, IS, decltype(first)::value, decltype(last)::value>(src, wk, acc);
+    });
   }
 #pragma GCC unroll 32
   for (int t = 0; t < WT; ++t) {
