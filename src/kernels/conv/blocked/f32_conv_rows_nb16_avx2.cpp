@@ -7,6 +7,7 @@
 
 #include <immintrin.h>
 
+#include <cstdint>
 #include <utility>
 
 #include "kernels/conv/blocked/blocked_kernels.h"
@@ -18,15 +19,33 @@ namespace blocked {
 namespace {
 
 // accumulate: add to the partial sums already in out (a later slice of the
-// taps) instead of starting from zero.
+// taps) instead of starting from zero. cols (may be null): the tile's
+// ColumnClass per W tap, tap k being W tap (j0 + k) % colTaps.
 using TileFn = void (*)(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                         int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep,
-                        bool accumulate);
+                        bool accumulate, const uint8_t* cols, int colTaps, int j0);
+
+// One tap of a dense tile over positions [L, WT - T).
+template <int WT, int IS, int L, int T>
+__attribute__((always_inline)) inline void denseTap(const float* src, const float* wk,
+                                                    int64_t weightRow, __m256 (&acc)[WT][2]) {
+#pragma GCC unroll 16
+  for (int c = 0; c < 16; ++c) {
+    const __m256 w0 = _mm256_loadu_ps(wk + c * weightRow);
+    const __m256 w1 = _mm256_loadu_ps(wk + c * weightRow + 8);
+#pragma GCC unroll 8
+    for (int t = L; t < WT - T; ++t) {
+      const __m256 x = _mm256_broadcast_ss(src + t * IS * 16 + c);
+      acc[t][0] = _mm256_fmadd_ps(x, w0, acc[t][0]);
+      acc[t][1] = _mm256_fmadd_ps(x, w1, acc[t][1]);
+    }
+  }
+}
 
 template <int WT, int IS>
 void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep,
-               bool accumulate) {
+               bool accumulate, const uint8_t* cols, int colTaps, int j0) {
   __m256 acc[WT][2];
 #pragma GCC unroll 8
   for (int t = 0; t < WT; ++t) {
@@ -36,17 +55,11 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
   for (int64_t k = 0; k < tapCount; ++k) {
     const float* src = in + taps[k];
     const float* wk = w + k * tapStride;
-#pragma GCC unroll 16
-    for (int c = 0; c < 16; ++c) {
-      const __m256 w0 = _mm256_loadu_ps(wk + c * weightRow);
-      const __m256 w1 = _mm256_loadu_ps(wk + c * weightRow + 8);
-#pragma GCC unroll 8
-      for (int t = 0; t < WT; ++t) {
-        const __m256 x = _mm256_broadcast_ss(src + t * IS * 16 + c);
-        acc[t][0] = _mm256_fmadd_ps(x, w0, acc[t][0]);
-        acc[t][1] = _mm256_fmadd_ps(x, w1, acc[t][1]);
-      }
-    }
+    const int cls = cols ? cols[j0] : int{kAllColumns};
+    if (cols && ++j0 == colTaps) j0 = 0;
+    runColumnClass<WT>(cls, [&](auto first, auto last) {
+      denseTap<WT, IS, decltype(first)::value, decltype(last)::value>(src, wk, weightRow, acc);
+    });
   }
 #pragma GCC unroll 8
   for (int t = 0; t < WT; ++t) {
@@ -60,7 +73,7 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
 template <int WT, int G, int IS>
 void groupedTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                  int64_t tapStride, int64_t /*weightRow*/, float* out, int64_t outColStep,
-                 bool accumulate) {
+                 bool accumulate, const uint8_t* /*cols*/, int /*colTaps*/, int /*j0*/) {
   __m256 acc[WT][2];
 #pragma GCC unroll 8
   for (int t = 0; t < WT; ++t) {
@@ -92,7 +105,7 @@ void groupedTile(const float* in, const int64_t* taps, int64_t tapCount, const f
 template <int WT, int IS>
 void depthwiseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                    int64_t tapStride, int64_t /*weightRow*/, float* out, int64_t outColStep,
-                   bool accumulate) {
+                   bool accumulate, const uint8_t* /*cols*/, int /*colTaps*/, int /*j0*/) {
   __m256 acc[WT][2];
 #pragma GCC unroll 8
   for (int t = 0; t < WT; ++t) {
@@ -156,9 +169,12 @@ void runRow(const RowJob& job, const T& table, const float* weights, int64_t wei
   forEachTapSlice(job, tiles, [&](int64_t k0, int64_t taps, bool accumulate) {
     for (int64_t pos = 0; pos < job.count; pos += width) {
       const int64_t wt = job.count - pos < width ? job.count - pos : width;
+      uint8_t cols[ColumnRanges::kMaxTaps];
+      const bool skips = job.cols.taps > 0 && columnClasses(job.cols, pos, wt, cols);
       table[wt - 1](job.in + pos * job.inStep * 16, job.taps + k0, taps,
                     weights + k0 * job.tapStride, job.tapStride, weightRow,
-                    out + pos * job.outColStep, job.outColStep, accumulate);
+                    out + pos * job.outColStep, job.outColStep, accumulate, skips ? cols : nullptr,
+                    job.cols.taps, skips ? static_cast<int>(k0 % job.cols.taps) : 0);
     }
   });
 }
