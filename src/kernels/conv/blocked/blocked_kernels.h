@@ -57,24 +57,19 @@ static inline bool columnClasses(const ColumnRanges& r, int64_t pos, int64_t wt,
 }
 
 // Runs a tile's tap over the positions its class leaves: tap(L, T) with
-// std::integral_constant first-skip and last-skip counts (only tiles of 3
-// or more positions skip one at an edge; kSkipTap runs nothing). Static
+// std::integral_constant first-skip and last-skip counts (kSkipTap runs
+// nothing; columnClasses gives kSkipBoth only to tiles of 3 or more). Static
 // (the ISA files each keep their own copy).
 template <int WT, typename Tap>
 static inline void runColumnClass(int cls, Tap&& tap) {
   using Zero = std::integral_constant<int, 0>;
   using One = std::integral_constant<int, 1>;
+  if constexpr (WT >= 2) {
+    if (cls == kSkipFirst) return tap(One{}, Zero{});
+    if (cls == kSkipLast) return tap(Zero{}, One{});
+  }
   if constexpr (WT >= 3) {
-    switch (cls) {
-      case kSkipFirst:
-        return tap(One{}, Zero{});
-      case kSkipLast:
-        return tap(Zero{}, One{});
-      case kSkipBoth:
-        return tap(One{}, One{});
-      default:
-        break;
-    }
+    if (cls == kSkipBoth) return tap(One{}, One{});
   }
   if (cls != kSkipTap) tap(Zero{}, Zero{});
 }
