@@ -10,7 +10,6 @@
 
 #include <immintrin.h>
 
-#include <cstdint>
 #include <utility>
 
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
@@ -24,30 +23,10 @@ namespace {
 
 constexpr int kWordUnroll = simd::kReductionUnroll;
 
-// cols (may be null): the tile's ColumnClass per W tap.
-using TileFn = void (*)(const Bf16RowJob& j, int64_t t0, const uint8_t* cols);
+using TileFn = void (*)(const Bf16RowJob& j, int64_t t0);
 
-// One tap of a dense tile over positions [L, WT - T).
-template <int WT, int NB, int IS, int L, int T>
-__attribute__((always_inline)) inline void denseTap(const uint32_t* src, const uint32_t* wk,
-                                                    __m512 (&acc)[WT][NB]) {
-#pragma GCC unroll kWordUnroll
-  for (int u = 0; u < 16; ++u) {
-    __m512bh wv[NB];
-#pragma GCC unroll 2
-    for (int b = 0; b < NB; ++b)
-      wv[b] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(wk + b * 256 + u * 16));
-#pragma GCC unroll 32
-    for (int t = L; t < WT - T; ++t) {
-#pragma GCC unroll 2
-      for (int b = 0; b < NB; ++b) simd::dotBroadcastWord(acc[t][b], src + t * IS * 16 + u, wv[b]);
-    }
-  }
-}
-
-// Padding columns' products left out as in f32_conv_rows_nb16_avx512.cpp.
 template <int WT, int NB, int IS>
-void denseTile(const Bf16RowJob& j, int64_t t0, const uint8_t* cols) {
+void denseTile(const Bf16RowJob& j, int64_t t0) {
   const uint32_t* in = j.in + t0 * IS * 16;
   float* out = j.out + t0 * j.outColStep;
   __m512 acc[WT][NB];
@@ -58,15 +37,22 @@ void denseTile(const Bf16RowJob& j, int64_t t0, const uint8_t* cols) {
       acc[t][b] = j.accumulate ? _mm512_loadu_ps(out + t * j.outColStep + b * j.outBlockStride)
                                : _mm512_setzero_ps();
   }
-  int w = 0;  // the W tap of tap k
   for (int64_t k = 0; k < j.tapCount; ++k) {
     const uint32_t* src = in + j.taps[k];
     const uint32_t* wk = j.weights + k * j.tapStride;
-    const int cls = cols ? cols[w] : int{kAllColumns};
-    if (cols && ++w == j.cols.taps) w = 0;
-    runColumnClass<WT>(cls, [&](auto first, auto last) {
-      denseTap<WT, NB, IS, decltype(first)::value, decltype(last)::value>(src, wk, acc);
-    });
+#pragma GCC unroll kWordUnroll
+    for (int u = 0; u < 16; ++u) {
+      __m512bh wv[NB];
+#pragma GCC unroll 2
+      for (int b = 0; b < NB; ++b)
+        wv[b] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(wk + b * 256 + u * 16));
+#pragma GCC unroll 32
+      for (int t = 0; t < WT; ++t) {
+#pragma GCC unroll 2
+        for (int b = 0; b < NB; ++b)
+          simd::dotBroadcastWord(acc[t][b], src + t * IS * 16 + u, wv[b]);
+      }
+    }
   }
 #pragma GCC unroll 32
   for (int t = 0; t < WT; ++t) {
@@ -105,9 +91,7 @@ void runRow(const Bf16RowJob& job, const T& table, int widest) {
   const int64_t width = (job.count + tiles - 1) / tiles;
   for (int64_t pos = 0; pos < job.count; pos += width) {
     const int64_t wt = job.count - pos < width ? job.count - pos : width;
-    uint8_t cols[ColumnRanges::kMaxTaps];
-    const bool skips = job.cols.taps > 0 && columnClasses(job.cols, pos, wt, cols);
-    table[wt - 1](job, pos, skips ? cols : nullptr);
+    table[wt - 1](job, pos);
   }
 }
 

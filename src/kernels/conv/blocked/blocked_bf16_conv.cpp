@@ -313,9 +313,6 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
         job.tapStride = p.tapFloats;
         job.nb = r.nb;
         job.inStep = static_cast<int>(p.inStep);
-        // The VDPBF16PS rows leave out padding columns' products (the AMX
-        // tiles compute whole rows).
-        if (p.skipsPaddingRows) describeColumns(r, &job.cols);
         // Calls over whole reduction blocks (the tap table is ordered by
         // block) with at most kernels.callWeightBytes of weights, so that
         // they stay in cache across the position tiles; the accumulators go

@@ -8,7 +8,6 @@
 #include <cstdint>
 
 #include "kernels/conv/blocked/bf16_pairs_inl.h"
-#include "kernels/conv/blocked/blocked_kernels.h"
 #include "kernels/conv/blocked/blocked_plan.h"
 #include "kernels/cpu/cpu_info.h"
 
@@ -43,7 +42,6 @@ struct Bf16RowJob {
   int nb = 1;         // output blocks: 1 or 2
   int inStep = 1;     // 1 or 2
   bool accumulate = false;
-  ColumnRanges cols;  // taps: a multiple of cols.taps from a W tap 0
 };
 void bf16_conv_rows_m16n16_amx(const Bf16RowJob& job);
 

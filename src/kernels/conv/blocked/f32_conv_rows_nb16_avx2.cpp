@@ -45,7 +45,7 @@ __attribute__((always_inline)) inline void denseTap(const float* src, const floa
 template <int WT, int IS>
 void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep,
-               bool accumulate, const uint8_t* cols, int colTaps, int j0) {
+               bool accumulate, const uint8_t* /*cols*/, int /*colTaps*/, int /*j0*/) {
   __m256 acc[WT][2];
 #pragma GCC unroll 8
   for (int t = 0; t < WT; ++t) {
@@ -55,8 +55,32 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
   for (int64_t k = 0; k < tapCount; ++k) {
     const float* src = in + taps[k];
     const float* wk = w + k * tapStride;
-    const int cls = cols ? cols[j0] : int{kAllColumns};
-    if (cols && ++j0 == colTaps) j0 = 0;
+    denseTap<WT, IS, 0, 0>(src, wk, weightRow, acc);
+  }
+#pragma GCC unroll 8
+  for (int t = 0; t < WT; ++t) {
+    _mm256_storeu_ps(out + t * outColStep, acc[t][0]);
+    _mm256_storeu_ps(out + t * outColStep + 8, acc[t][1]);
+  }
+}
+
+// A tile with padding columns at an edge (cols not null), in a function of
+// its own so that the plain tiles keep their code.
+template <int WT, int IS>
+void denseEdgeTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+                   int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep,
+                   bool accumulate, const uint8_t* cols, int colTaps, int j0) {
+  __m256 acc[WT][2];
+#pragma GCC unroll 8
+  for (int t = 0; t < WT; ++t) {
+    acc[t][0] = accumulate ? _mm256_loadu_ps(out + t * outColStep) : _mm256_setzero_ps();
+    acc[t][1] = accumulate ? _mm256_loadu_ps(out + t * outColStep + 8) : _mm256_setzero_ps();
+  }
+  for (int64_t k = 0; k < tapCount; ++k) {
+    const float* src = in + taps[k];
+    const float* wk = w + k * tapStride;
+    const int cls = cols[j0];
+    if (++j0 == colTaps) j0 = 0;
     runColumnClass<WT>(cls, [&](auto first, auto last) {
       denseTap<WT, IS, decltype(first)::value, decltype(last)::value>(src, wk, weightRow, acc);
     });
@@ -140,6 +164,10 @@ template <int IS, int... W>
 constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
   return {{&denseTile<W + 1, IS>...}};
 }
+template <int IS, int... W>
+constexpr Table<sizeof...(W)> denseEdgeTable(std::integer_sequence<int, W...>) {
+  return {{&denseEdgeTile<W + 1, IS>...}};
+}
 template <int G, int IS, int... W>
 constexpr Table<sizeof...(W)> groupedTable(std::integer_sequence<int, W...>) {
   return {{&groupedTile<W + 1, G, IS>...}};
@@ -151,6 +179,8 @@ constexpr Table<sizeof...(W)> depthwiseTable(std::integer_sequence<int, W...>) {
 
 constexpr auto kDense1 = denseTable<1>(std::make_integer_sequence<int, kMaxWide>{});
 constexpr auto kDense2 = denseTable<2>(std::make_integer_sequence<int, kMaxWide>{});
+constexpr auto kEdge1 = denseEdgeTable<1>(std::make_integer_sequence<int, kMaxWide>{});
+constexpr auto kEdge2 = denseEdgeTable<2>(std::make_integer_sequence<int, kMaxWide>{});
 constexpr auto kGroups2s1 = groupedTable<2, 1>(std::make_integer_sequence<int, kMaxWide>{});
 constexpr auto kGroups2s2 = groupedTable<2, 2>(std::make_integer_sequence<int, kMaxWide>{});
 constexpr auto kGroups4s1 = groupedTable<4, 1>(std::make_integer_sequence<int, kMaxWide>{});
@@ -160,9 +190,10 @@ constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxW
 
 // Equal tiles of at most kMaxWide positions; the taps run in slices
 // (forEachTapSlice).
+// edges (may be null): the tiles that leave out padding columns.
 template <typename T>
-void runRow(const RowJob& job, const T& table, const float* weights, int64_t weightRow,
-            float* out) {
+void runRow(const RowJob& job, const T& table, const float* weights, int64_t weightRow, float* out,
+            const T* edges = nullptr) {
   const int64_t tiles = (job.count + kMaxWide - 1) / kMaxWide;
   if (tiles == 0) return;
   const int64_t width = (job.count + tiles - 1) / tiles;
@@ -170,11 +201,11 @@ void runRow(const RowJob& job, const T& table, const float* weights, int64_t wei
     for (int64_t pos = 0; pos < job.count; pos += width) {
       const int64_t wt = job.count - pos < width ? job.count - pos : width;
       uint8_t cols[ColumnRanges::kMaxTaps];
-      const bool skips = job.cols.taps > 0 && columnClasses(job.cols, pos, wt, cols);
-      table[wt - 1](job.in + pos * job.inStep * 16, job.taps + k0, taps,
-                    weights + k0 * job.tapStride, job.tapStride, weightRow,
-                    out + pos * job.outColStep, job.outColStep, accumulate, skips ? cols : nullptr,
-                    job.cols.taps, skips ? static_cast<int>(k0 % job.cols.taps) : 0);
+      const bool skips = edges && job.cols.taps > 0 && columnClasses(job.cols, pos, wt, cols);
+      (skips ? *edges : table)[wt - 1](
+          job.in + pos * job.inStep * 16, job.taps + k0, taps, weights + k0 * job.tapStride,
+          job.tapStride, weightRow, out + pos * job.outColStep, job.outColStep, accumulate,
+          skips ? cols : nullptr, job.cols.taps, skips ? static_cast<int>(k0 % job.cols.taps) : 0);
     }
   });
 }
@@ -192,7 +223,7 @@ void f32_conv_rows_nb16_avx2(const RowJob& job) {
   const int64_t weightRow = job.nb * 16;
   for (int b = 0; b < job.nb; ++b) {
     runRow(job, job.inStep == 1 ? kDense1 : kDense2, job.weights + b * 16, weightRow,
-           job.out + b * job.outBlockStride);
+           job.out + b * job.outBlockStride, job.inStep == 1 ? &kEdge1 : &kEdge2);
   }
 }
 

@@ -67,7 +67,7 @@ __attribute__((always_inline)) inline void denseTap(const float* src, const floa
 template <int WT, int NB, int IS>
 void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride,
-               bool accumulate, const uint8_t* cols, int colTaps, int j0) {
+               bool accumulate, const uint8_t* /*cols*/, int /*colTaps*/, int /*j0*/) {
   __m512 acc[WT][NB];
 #pragma GCC unroll 32
   for (int t = 0; t < WT; ++t) {
@@ -84,8 +84,41 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
 #pragma GCC unroll 32
       for (int t = 0; t < WT; ++t) _mm_prefetch(next + t * IS * 64, _MM_HINT_T0);
     }
-    const int cls = cols ? cols[j0] : int{kAllColumns};
-    if (cols && ++j0 == colTaps) j0 = 0;
+    denseTap<WT, NB, IS, 0, 0>(src, wk, acc);
+  }
+#pragma GCC unroll 32
+  for (int t = 0; t < WT; ++t) {
+#pragma GCC unroll 2
+    for (int b = 0; b < NB; ++b)
+      _mm512_storeu_ps(out + t * outColStep + b * outBlockStride, acc[t][b]);
+  }
+}
+
+// A tile with padding columns at an edge (cols not null): each tap over the
+// positions its ColumnClass leaves. Its own function, so that the tiles
+// without (most of them) keep the plain loop's code.
+template <int WT, int NB, int IS>
+void denseEdgeTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+                   int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride,
+                   bool accumulate, const uint8_t* cols, int colTaps, int j0) {
+  __m512 acc[WT][NB];
+#pragma GCC unroll 32
+  for (int t = 0; t < WT; ++t) {
+#pragma GCC unroll 2
+    for (int b = 0; b < NB; ++b)
+      acc[t][b] = accumulate ? _mm512_loadu_ps(out + t * outColStep + b * outBlockStride)
+                             : _mm512_setzero_ps();
+  }
+  for (int64_t k = 0; k < tapCount; ++k) {
+    const float* src = in + taps[k];
+    const float* wk = w + k * tapStride;
+    if (k + kPrefetchAhead < tapCount) {
+      const char* next = reinterpret_cast<const char*>(in + taps[k + kPrefetchAhead]);
+#pragma GCC unroll 32
+      for (int t = 0; t < WT; ++t) _mm_prefetch(next + t * IS * 64, _MM_HINT_T0);
+    }
+    const int cls = cols[j0];
+    if (++j0 == colTaps) j0 = 0;
     runColumnClass<WT>(cls, [&](auto first, auto last) {
       denseTap<WT, NB, IS, decltype(first)::value, decltype(last)::value>(src, wk, acc);
     });
@@ -160,6 +193,10 @@ template <int NB, int IS, int... W>
 constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
   return {{&denseTile<W + 1, NB, IS>...}};
 }
+template <int NB, int IS, int... W>
+constexpr Table<sizeof...(W)> denseEdgeTable(std::integer_sequence<int, W...>) {
+  return {{&denseEdgeTile<W + 1, NB, IS>...}};
+}
 template <int G, int IS, int... W>
 constexpr Table<sizeof...(W)> groupedTable(std::integer_sequence<int, W...>) {
   return {{&groupedTile<W + 1, G, IS>...}};
@@ -173,6 +210,10 @@ constexpr auto kDense2s1 = denseTable<2, 1>(std::make_integer_sequence<int, kMax
 constexpr auto kDense2s2 = denseTable<2, 2>(std::make_integer_sequence<int, kMaxWide2>{});
 constexpr auto kDense1s1 = denseTable<1, 1>(std::make_integer_sequence<int, kMaxWide1>{});
 constexpr auto kDense1s2 = denseTable<1, 2>(std::make_integer_sequence<int, kMaxWide1>{});
+constexpr auto kEdge2s1 = denseEdgeTable<2, 1>(std::make_integer_sequence<int, kMaxWide2>{});
+constexpr auto kEdge2s2 = denseEdgeTable<2, 2>(std::make_integer_sequence<int, kMaxWide2>{});
+constexpr auto kEdge1s1 = denseEdgeTable<1, 1>(std::make_integer_sequence<int, kMaxWide1>{});
+constexpr auto kEdge1s2 = denseEdgeTable<1, 2>(std::make_integer_sequence<int, kMaxWide1>{});
 constexpr auto kGroups2s1 = groupedTable<2, 1>(std::make_integer_sequence<int, kMaxGrouped>{});
 constexpr auto kGroups2s2 = groupedTable<2, 2>(std::make_integer_sequence<int, kMaxGrouped>{});
 constexpr auto kGroups4s1 = groupedTable<4, 1>(std::make_integer_sequence<int, kMaxGrouped>{});
@@ -183,8 +224,9 @@ constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxD
 // Cuts `count` positions into equal tiles of at most `widest`, so no row ends
 // in a sliver of one or two positions; the taps run in slices
 // (forEachTapSlice).
+// edges (may be null): the tiles that leave out padding columns.
 template <typename T>
-void runRow(const RowJob& job, const T& table, int widest) {
+void runRow(const RowJob& job, const T& table, int widest, const T* edges = nullptr) {
   const int64_t tiles = (job.count + widest - 1) / widest;
   if (tiles == 0) return;
   const int64_t width = (job.count + tiles - 1) / tiles;
@@ -192,11 +234,12 @@ void runRow(const RowJob& job, const T& table, int widest) {
     for (int64_t pos = 0; pos < job.count; pos += width) {
       const int64_t wt = job.count - pos < width ? job.count - pos : width;
       uint8_t cols[ColumnRanges::kMaxTaps];
-      const bool skips = job.cols.taps > 0 && columnClasses(job.cols, pos, wt, cols);
-      table[wt - 1](job.in + pos * job.inStep * 16, job.taps + k0, taps,
-                    job.weights + k0 * job.tapStride, job.tapStride, job.out + pos * job.outColStep,
-                    job.outColStep, job.outBlockStride, accumulate, skips ? cols : nullptr,
-                    job.cols.taps, skips ? static_cast<int>(k0 % job.cols.taps) : 0);
+      const bool skips = edges && job.cols.taps > 0 && columnClasses(job.cols, pos, wt, cols);
+      (skips ? *edges : table)[wt - 1](
+          job.in + pos * job.inStep * 16, job.taps + k0, taps, job.weights + k0 * job.tapStride,
+          job.tapStride, job.out + pos * job.outColStep, job.outColStep, job.outBlockStride,
+          accumulate, skips ? cols : nullptr, job.cols.taps,
+          skips ? static_cast<int>(k0 % job.cols.taps) : 0);
     }
   });
 }
@@ -209,9 +252,11 @@ void f32_conv_rows_nb16_avx512(const RowJob& job) {
   } else if (job.laneGroups == 4) {
     runRow(job, job.inStep == 1 ? kGroups4s1 : kGroups4s2, kMaxGrouped);
   } else if (job.nb == 2) {
-    runRow(job, job.inStep == 1 ? kDense2s1 : kDense2s2, kMaxWide2);
+    runRow(job, job.inStep == 1 ? kDense2s1 : kDense2s2, kMaxWide2,
+           job.inStep == 1 ? &kEdge2s1 : &kEdge2s2);
   } else {
-    runRow(job, job.inStep == 1 ? kDense1s1 : kDense1s2, kMaxWide1);
+    runRow(job, job.inStep == 1 ? kDense1s1 : kDense1s2, kMaxWide1,
+           job.inStep == 1 ? &kEdge1s1 : &kEdge1s2);
   }
 }
 

@@ -270,8 +270,7 @@ void roundSource(GroupCorrelation* j, float* slot, int64_t span) {
 // Calls run(job, group) for every work item of a correlation: (image,
 // group, block of dst vectors), each writing its own outputs; stops early
 // (and returns false) once a call returns false. With `slots` (raw HF32
-// src), the items in one contiguous part per pool thread, each part
-// rounding into its own slot.
+// src), each item rounds into the slot its pool chunk holds (forEachItem).
 template <typename Src, typename Dst, typename Run>
 bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind, const Src* src,
                             const float* bias, Dst* dst, const PlaneMap& m,
@@ -419,8 +418,8 @@ bool runPairCorrelation(const ConvShape& s, bool dataGradient, Elements kind, co
 // Work items: (group, run of up to 8 dw channels), each summing its images
 // in order into its own partial sums, whatever thread takes it, so the sums
 // never depend on the thread count.
-// Raw HF32 x and dy (ConvShape::inputRounding): the items in one
-// contiguous part per pool thread, each part rounding into its own slot.
+// Raw HF32 x and dy (ConvShape::inputRounding): each item rounds into the
+// slot its pool chunk holds (forEachItem).
 template <typename E>
 void runBackwardWeight(const ConvShape& s, Elements kind, const E* x, const E* dy, float* dw,
                        void* scratch) {

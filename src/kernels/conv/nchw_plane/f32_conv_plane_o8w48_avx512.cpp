@@ -144,9 +144,8 @@ void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0, int64_t ti
   }
 }
 
-// Tiles of 8, 5, 4, 2 and 1 channels, each over as many vectors as its
-// accumulators allow.
-// `tile` counts the item's tiles (for its share of the next item's lines).
+// The job's vectors in tiles of NV, for OT dst channels from d0; `tile`
+// counts the item's tiles (for its share of the next item's lines).
 template <int OT, int NV, typename K, typename E, bool kKeep>
 void correlateTiles(const GroupCorrelation& j, int64_t d0, int64_t* tile) {
   static_assert(kBlockVectors % NV == 0, "tiles stay inside the padded table");
