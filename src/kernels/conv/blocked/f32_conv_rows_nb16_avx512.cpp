@@ -60,10 +60,6 @@ __attribute__((always_inline)) inline void denseTap(const float* src, const floa
   }
 }
 
-// Leaving out the padding columns' products (a 3x3 layer on 7x7 planes
-// spends 9.5% of its multiply-adds there, on 14x14 4.8%): RN50 3x3 512ch
-// 7x7 forward, 1 thread, medians of 9: 20.2 -> 18.6 ms; 256ch 14x14 18.4 ->
-// 17.8; data gradient 7x7 0.88-0.96 of before.
 template <int WT, int NB, int IS>
 void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride,
@@ -96,7 +92,11 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
 
 // A tile with padding columns at an edge (cols not null): each tap over the
 // positions its ColumnClass leaves. Its own function, so that the tiles
-// without (most of them) keep the plain loop's code.
+// without (most of them) keep the plain loop's code. Leaving out the padding
+// columns' products (a 3x3 layer on 7x7 planes spends 9.5% of its
+// multiply-adds there, on 14x14 4.8%): RN50 3x3 512ch 7x7 forward, 1 thread,
+// medians of 9: 20.2 -> 18.6 ms; 256ch 14x14 18.4 -> 17.8; data gradient 7x7
+// 0.88-0.96 of before.
 template <int WT, int NB, int IS>
 void denseEdgeTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                    int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride,
