@@ -734,35 +734,29 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
         ASSERT_TRUE(scratch.guardsIntact()) << algorithm.name;
       }
       // The raw run's scratch is its own size (it may hold rounded slots
-      // per thread), and its bits are the same for 1, 2 and 3 threads.
-      for (int threads : {2, 1, 3}) {
-        setComputeThreadCount(threads);
-        Scratch scratch(algorithm.scratchBytes(raw));
-        std::vector<float> fromRaw = poisoned(outCount);
-        algorithm.run(raw, rawA.data(), rawB.data(), fromRaw.data(), scratch.get());
-        ASSERT_TRUE(scratch.guardsIntact()) << algorithm.name << ", " << threads << " threads";
-        for (int64_t i = 0; i < outCount; ++i) {
-          ASSERT_EQ(std::memcmp(&fromRaw[i], &fromCopies[i], sizeof(float)), 0)
-              << entryLabel(algorithm.name, s) << " at " << isaName(level) << ", " << threads
-              << " threads: element " << i << " (" << coordinates(algorithm.pass, s, i)
-              << ") from raw inputs " << fromRaw[i] << ", from rounded copies " << fromCopies[i];
-        }
-      }
-      // Chunks that find no scratch slot free (none, or one for 3 threads)
-      // round as they read, to the same bits.
-      for (int64_t limit : {0, 1}) {
-        setComputeThreadCount(3);
-        scratchSlotLimitForTesting().store(limit);
+      // per thread), and its bits are the same for 1, 2 and 3 threads, and
+      // when chunks find no scratch slot free (none, or one for 3 threads)
+      // and round as they read.
+      struct RawRun {
+        int threads;
+        int64_t slotLimit;  // -1: no limit
+      };
+      for (const RawRun run :
+           {RawRun{2, -1}, RawRun{1, -1}, RawRun{3, -1}, RawRun{3, 0}, RawRun{3, 1}}) {
+        setComputeThreadCount(run.threads);
+        scratchSlotLimitForTesting().store(run.slotLimit);
         Scratch scratch(algorithm.scratchBytes(raw));
         std::vector<float> fromRaw = poisoned(outCount);
         algorithm.run(raw, rawA.data(), rawB.data(), fromRaw.data(), scratch.get());
         scratchSlotLimitForTesting().store(-1);
-        ASSERT_TRUE(scratch.guardsIntact()) << algorithm.name << ", " << limit << " slots";
+        ASSERT_TRUE(scratch.guardsIntact())
+            << algorithm.name << ", " << run.threads << " threads, slot limit " << run.slotLimit;
         for (int64_t i = 0; i < outCount; ++i) {
           ASSERT_EQ(std::memcmp(&fromRaw[i], &fromCopies[i], sizeof(float)), 0)
-              << entryLabel(algorithm.name, s) << " at " << isaName(level) << ", " << limit
-              << " slots: element " << i << " (" << coordinates(algorithm.pass, s, i)
-              << ") from raw inputs " << fromRaw[i] << ", from rounded copies " << fromCopies[i];
+              << entryLabel(algorithm.name, s) << " at " << isaName(level) << ", " << run.threads
+              << " threads, slot limit " << run.slotLimit << ": element " << i << " ("
+              << coordinates(algorithm.pass, s, i) << ") from raw inputs " << fromRaw[i]
+              << ", from rounded copies " << fromCopies[i];
         }
       }
       setComputeThreadCount(2);

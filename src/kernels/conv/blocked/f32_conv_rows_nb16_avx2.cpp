@@ -42,10 +42,13 @@ __attribute__((always_inline)) inline void denseTap(const float* src, const floa
   }
 }
 
-template <int WT, int IS>
+// kEdges: a tile with padding columns at an edge (cols not null), each tap
+// over the positions its ColumnClass leaves; an instantiation of its own,
+// so that the plain tiles keep their code.
+template <int WT, int IS, bool kEdges>
 void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
                int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep,
-               bool accumulate, const uint8_t* /*cols*/, int /*colTaps*/, int /*j0*/) {
+               bool accumulate, const uint8_t* cols, int colTaps, int j0) {
   __m256 acc[WT][2];
 #pragma GCC unroll 8
   for (int t = 0; t < WT; ++t) {
@@ -55,35 +58,15 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
   for (int64_t k = 0; k < tapCount; ++k) {
     const float* src = in + taps[k];
     const float* wk = w + k * tapStride;
-    denseTap<WT, IS, 0, 0>(src, wk, weightRow, acc);
-  }
-#pragma GCC unroll 8
-  for (int t = 0; t < WT; ++t) {
-    _mm256_storeu_ps(out + t * outColStep, acc[t][0]);
-    _mm256_storeu_ps(out + t * outColStep + 8, acc[t][1]);
-  }
-}
-
-// A tile with padding columns at an edge (cols not null), in a function of
-// its own so that the plain tiles keep their code.
-template <int WT, int IS>
-void denseEdgeTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
-                   int64_t tapStride, int64_t weightRow, float* out, int64_t outColStep,
-                   bool accumulate, const uint8_t* cols, int colTaps, int j0) {
-  __m256 acc[WT][2];
-#pragma GCC unroll 8
-  for (int t = 0; t < WT; ++t) {
-    acc[t][0] = accumulate ? _mm256_loadu_ps(out + t * outColStep) : _mm256_setzero_ps();
-    acc[t][1] = accumulate ? _mm256_loadu_ps(out + t * outColStep + 8) : _mm256_setzero_ps();
-  }
-  for (int64_t k = 0; k < tapCount; ++k) {
-    const float* src = in + taps[k];
-    const float* wk = w + k * tapStride;
-    const int cls = cols[j0];
-    if (++j0 == colTaps) j0 = 0;
-    runColumnClass<WT>(cls, [&](auto first, auto last) {
-      denseTap<WT, IS, decltype(first)::value, decltype(last)::value>(src, wk, weightRow, acc);
-    });
+    if constexpr (kEdges) {
+      const int cls = cols[j0];
+      if (++j0 == colTaps) j0 = 0;
+      runColumnClass<WT>(cls, [&](auto first, auto last) {
+        denseTap<WT, IS, decltype(first)::value, decltype(last)::value>(src, wk, weightRow, acc);
+      });
+    } else {
+      denseTap<WT, IS, 0, 0>(src, wk, weightRow, acc);
+    }
   }
 #pragma GCC unroll 8
   for (int t = 0; t < WT; ++t) {
@@ -162,11 +145,11 @@ struct Table {
 };
 template <int IS, int... W>
 constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
-  return {{&denseTile<W + 1, IS>...}};
+  return {{&denseTile<W + 1, IS, false>...}};
 }
 template <int IS, int... W>
 constexpr Table<sizeof...(W)> denseEdgeTable(std::integer_sequence<int, W...>) {
-  return {{&denseEdgeTile<W + 1, IS>...}};
+  return {{&denseTile<W + 1, IS, true>...}};
 }
 template <int G, int IS, int... W>
 constexpr Table<sizeof...(W)> groupedTable(std::integer_sequence<int, W...>) {

@@ -60,47 +60,17 @@ __attribute__((always_inline)) inline void denseTap(const float* src, const floa
   }
 }
 
-template <int WT, int NB, int IS>
-void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
-               int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride,
-               bool accumulate, const uint8_t* /*cols*/, int /*colTaps*/, int /*j0*/) {
-  __m512 acc[WT][NB];
-#pragma GCC unroll 32
-  for (int t = 0; t < WT; ++t) {
-#pragma GCC unroll 2
-    for (int b = 0; b < NB; ++b)
-      acc[t][b] = accumulate ? _mm512_loadu_ps(out + t * outColStep + b * outBlockStride)
-                             : _mm512_setzero_ps();
-  }
-  for (int64_t k = 0; k < tapCount; ++k) {
-    const float* src = in + taps[k];
-    const float* wk = w + k * tapStride;
-    if (k + kPrefetchAhead < tapCount) {
-      const char* next = reinterpret_cast<const char*>(in + taps[k + kPrefetchAhead]);
-#pragma GCC unroll 32
-      for (int t = 0; t < WT; ++t) _mm_prefetch(next + t * IS * 64, _MM_HINT_T0);
-    }
-    denseTap<WT, NB, IS, 0, 0>(src, wk, acc);
-  }
-#pragma GCC unroll 32
-  for (int t = 0; t < WT; ++t) {
-#pragma GCC unroll 2
-    for (int b = 0; b < NB; ++b)
-      _mm512_storeu_ps(out + t * outColStep + b * outBlockStride, acc[t][b]);
-  }
-}
-
-// A tile with padding columns at an edge (cols not null): each tap over the
-// positions its ColumnClass leaves. Its own function, so that the tiles
-// without (most of them) keep the plain loop's code. Leaving out the padding
+// kEdges: a tile with padding columns at an edge (cols not null), each tap
+// over the positions its ColumnClass leaves; an instantiation of its own,
+// so that the tiles without (most of them) keep the plain loop's code. Leaving out the padding
 // columns' products (a 3x3 layer on 7x7 planes spends 9.5% of its
 // multiply-adds there, on 14x14 4.8%): RN50 3x3 512ch 7x7 forward, 1 thread,
 // medians of 9: 20.2 -> 18.6 ms; 256ch 14x14 18.4 -> 17.8; data gradient 7x7
 // 0.88-0.96 of before.
-template <int WT, int NB, int IS>
-void denseEdgeTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
-                   int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride,
-                   bool accumulate, const uint8_t* cols, int colTaps, int j0) {
+template <int WT, int NB, int IS, bool kEdges>
+void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const float* w,
+               int64_t tapStride, float* out, int64_t outColStep, int64_t outBlockStride,
+               bool accumulate, const uint8_t* cols, int colTaps, int j0) {
   __m512 acc[WT][NB];
 #pragma GCC unroll 32
   for (int t = 0; t < WT; ++t) {
@@ -117,11 +87,15 @@ void denseEdgeTile(const float* in, const int64_t* taps, int64_t tapCount, const
 #pragma GCC unroll 32
       for (int t = 0; t < WT; ++t) _mm_prefetch(next + t * IS * 64, _MM_HINT_T0);
     }
-    const int cls = cols[j0];
-    if (++j0 == colTaps) j0 = 0;
-    runColumnClass<WT>(cls, [&](auto first, auto last) {
-      denseTap<WT, NB, IS, decltype(first)::value, decltype(last)::value>(src, wk, acc);
-    });
+    if constexpr (kEdges) {
+      const int cls = cols[j0];
+      if (++j0 == colTaps) j0 = 0;
+      runColumnClass<WT>(cls, [&](auto first, auto last) {
+        denseTap<WT, NB, IS, decltype(first)::value, decltype(last)::value>(src, wk, acc);
+      });
+    } else {
+      denseTap<WT, NB, IS, 0, 0>(src, wk, acc);
+    }
   }
 #pragma GCC unroll 32
   for (int t = 0; t < WT; ++t) {
@@ -191,11 +165,11 @@ struct Table {
 };
 template <int NB, int IS, int... W>
 constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
-  return {{&denseTile<W + 1, NB, IS>...}};
+  return {{&denseTile<W + 1, NB, IS, false>...}};
 }
 template <int NB, int IS, int... W>
 constexpr Table<sizeof...(W)> denseEdgeTable(std::integer_sequence<int, W...>) {
-  return {{&denseEdgeTile<W + 1, NB, IS>...}};
+  return {{&denseTile<W + 1, NB, IS, true>...}};
 }
 template <int G, int IS, int... W>
 constexpr Table<sizeof...(W)> groupedTable(std::integer_sequence<int, W...>) {
