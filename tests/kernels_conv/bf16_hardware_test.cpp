@@ -399,6 +399,55 @@ TEST_P(Bf16Hardware, PointwisePassesOverLongReductions) {
   EXPECT_EQ(ran, GetParam() == Isa::Amx ? 3 : 2);
 }
 
+// Row passes with more taps than one kernel call covers: a 3x3x3 layer of
+// 60 -> 58 channels (two reduction blocks of 27 taps, partial blocks),
+// whose calls end between the taps of a block on AMX (20 KB of weights, 10
+// taps, per call), and a 1D k7 layer with rows longer than the position
+// tiles; against the float64 reference, the same bits for 1, 2 and 3
+// threads.
+TEST_P(Bf16Hardware, RowPassesOverManyTaps) {
+  ConvShape cube;
+  cube.batch = 2;
+  cube.inChannels = 60;
+  cube.outChannels = 58;
+  for (int d = 0; d < 3; ++d) {
+    cube.in[d] = cube.out[d] = 7 + d;
+    cube.kernel[d] = 3;
+    cube.padBefore[d] = 1;
+  }
+  ConvShape line;
+  line.batch = 3;
+  line.inChannels = 94;
+  line.outChannels = 90;
+  line.in[2] = 301;
+  line.kernel[2] = 7;
+  line.padBefore[2] = 2;
+  line.out[2] = 301 + 4 - 6;
+  std::mt19937 rng(19);
+  int ran = 0;
+  for (ConvShape s : {cube, line}) {
+    s.operands = OperandValues::BF16;
+    for (int i = 0; i < convAlgorithmCount(); ++i) {
+      const ConvAlgorithm& a = convAlgorithmAt(i);
+      if (!isBf16Entry(a, GetParam()) || !a.accepts(s) || a.pass == ConvPass::BackwardWeight)
+        continue;
+      ++ran;
+      const std::vector<float> v0 = values(countOf(a.pass, s, 0), Rounding::BF16, rng);
+      const std::vector<float> v1 = values(countOf(a.pass, s, 1), Rounding::BF16, rng);
+      const Reference ref = a.pass == ConvPass::Forward ? referenceForward(s, v0, v1)
+                                                        : referenceBackwardData(s, v0, v1);
+      setComputeThreadCount(1);
+      const std::vector<float> one = run(a, s, v0, v1);
+      EXPECT_TRUE(closeTo(ref, one, a.name));
+      for (int threads : {2, 3}) {
+        setComputeThreadCount(threads);
+        EXPECT_TRUE(sameBits(run(a, s, v0, v1), one)) << a.name << " at " << threads << " threads";
+      }
+    }
+  }
+  EXPECT_EQ(ran, 4);  // forward and data gradient of both layers
+}
+
 // Wide pointwise layers, where the packed weights (two tiles per step for
 // hi/lo) are most of the workspace: results against float64, scratch guards
 // intact (run() checks them).

@@ -57,17 +57,22 @@ struct Regions {
 constexpr int64_t kLocalPositions = 128;
 constexpr int64_t kLocalBlocks = 2;
 
-// AMX: calls over 40 KB of weights (see runWordPass). Planes whose rows are
-// shorter than 32 positions run as one flattened row over the staged width:
-// a row of 7, 14 or 28 positions leaves most of a 32-position tile pair
-// idle, more than the padding columns a flattened row computes (measured,
-// bf16 forward 1 thread: 3x3 256ch 14x14 2.3 -> 2.0 ms, 512ch 7x7 5.3 ->
-// 3.4; at 64, 56-wide rows moved within the noise).
-const Bf16Kernels kAmxKernels = {configureBf16Tiles_amx, bf16_conv_rows_m16n16_amx,
-                                 bf16_convbwdw_m16n16_amx, 32, 40 << 10};
+// AMX: calls over 40 KB of weights, bf16 pairs' calls over 20 KB split
+// between taps (see runWordPass). Planes whose rows are shorter than 32
+// positions run as one flattened row over the staged width: a row of 7, 14
+// or 28 positions leaves most of a 32-position tile pair idle, more than
+// the padding columns a flattened row computes (measured, bf16 forward 1
+// thread: 3x3 256ch 14x14 2.3 -> 2.0 ms, 512ch 7x7 5.3 -> 3.4; at 64,
+// 56-wide rows moved within the noise).
+const Bf16Kernels kAmxKernels = {configureBf16Tiles_amx,
+                                 bf16_conv_rows_m16n16_amx,
+                                 bf16_convbwdw_m16n16_amx,
+                                 32,
+                                 40 << 10,
+                                 20 << 10};
 // AVX512-BF16: register tiles of up to 14 or 28 positions.
-const Bf16Kernels kAvx512Bf16Kernels = {nullptr, bf16_conv_rows_nb16_avx512bf16,
-                                        bf16_convbwdw_8x32_avx512bf16, 5, 24 << 10};
+const Bf16Kernels kAvx512Bf16Kernels = {
+    nullptr, bf16_conv_rows_nb16_avx512bf16, bf16_convbwdw_8x32_avx512bf16, 5, 24 << 10, 0};
 
 }  // namespace
 
@@ -317,13 +322,24 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
         // block) with at most kernels.callWeightBytes of weights, so that
         // they stay in cache across the position tiles; the accumulators go
         // through memory between calls, in the same order of sums as one
-        // long call. (Measured on AMX, 1 thread: one block per call, 3x3
-        // 64ch 56x56 2.2 ms, 1D k3 512ch 25 ms; two blocks or more 2.0 and
-        // 22.7.)
+        // long call (the fp32 sums are stored and reloaded exactly, so any
+        // split gives the same bits). (Measured on AMX, 1 thread: one block
+        // per call, 3x3 64ch 56x56 2.2 ms, 1D k3 512ch 25 ms; two blocks or
+        // more 2.0 and 22.7.) bf16 pairs on AMX: calls of 20 KB of weights
+        // split between taps keep a call's weights and input rows in L1
+        // together (a 2 x 2 tile step from L1 runs at 91% of the TDPBF16PS
+        // peak, from L2 at 61-68%; medians of 5, bf16 1 thread, forward:
+        // 3D 3x3x3 64ch 10.8 -> 8.2 ms, 1D k3 512ch 23.9 -> 20.2, dilated
+        // 0.94, 2D 3x3 1.00; data gradient 0.82-0.93). hi/lo words, whose
+        // two entries per tap share an input tile, measured no gain.
+        const int64_t tapBytes = r.nb * kLanes * kLanes * 4;
         const int64_t perBlock = r.tapCount / p.blocks.redPerGroup;
-        const int64_t blockBytes = std::max<int64_t>(1, perBlock * r.nb * kLanes * kLanes * 4);
-        const int64_t step = std::max<int64_t>(
-            1, std::max<int64_t>(1, kernels.callWeightBytes / blockBytes) * perBlock);
+        const int64_t blockBytes = std::max<int64_t>(1, perBlock * tapBytes);
+        const int64_t step =
+            wp.kind == PairKind::Pairs && kernels.pairCallTapBytes > 0
+                ? std::max<int64_t>(1, kernels.pairCallTapBytes / tapBytes)
+                : std::max<int64_t>(
+                      1, std::max<int64_t>(1, kernels.callWeightBytes / blockBytes) * perBlock);
         auto run = [&]() {
           // At least one call: a phase no tap meets stores zeros.
           for (int64_t k = 0; k == 0 || k < r.tapCount; k += step) {

@@ -86,6 +86,9 @@ struct Bf16Kernels {
   void (*weight)(const Bf16WeightJob& job);
   int64_t shortRow;         // planes whose rows are shorter run flattened
   int64_t callWeightBytes;  // weights one row-kernel call covers at most
+  // bf16 pairs: calls end between taps once they cover this many bytes of
+  // weights, instead of at reduction-block ends (0: at block ends only).
+  int64_t pairCallTapBytes;
 };
 const Bf16Kernels& bf16KernelsFor(Isa isa);
 

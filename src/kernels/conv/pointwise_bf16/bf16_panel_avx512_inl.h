@@ -33,6 +33,8 @@ static inline bool packPairPanel(const Bf16PointwiseJob& j, const Element* b) {
     const Element* at = b + c * j.bRowStride;
     if (j.prefetchPositions)
       _mm_prefetch(reinterpret_cast<const char*>(at + j.prefetchPositions), _MM_HINT_T0);
+    if (j.prefetchL2Positions)
+      _mm_prefetch(reinterpret_cast<const char*>(at + j.prefetchL2Positions), _MM_HINT_T1);
     if constexpr (kWords)
       return blocked::rowWords32(at, nullptr, j.n, &unsafe);
     else

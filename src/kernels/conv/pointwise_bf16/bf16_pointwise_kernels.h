@@ -43,8 +43,9 @@ struct Bf16PointwiseJob {
   bool outHalf = false;          // outWords are half words
   float* outFloats = nullptr;
   int64_t outRowStride = 0;
-  uint16_t* panel = nullptr;      // 64-byte aligned, 2 * kSteps * 512 words
-  int64_t prefetchPositions = 0;  // prefetch each b row this far ahead
+  uint16_t* panel = nullptr;        // 64-byte aligned, 2 * kSteps * 512 words
+  int64_t prefetchPositions = 0;    // prefetch each b row this far ahead into L1
+  int64_t prefetchL2Positions = 0;  // and this far ahead into L2 (0: not)
 };
 
 // False (nothing stored) when b holds a bf16Unsafe value.
