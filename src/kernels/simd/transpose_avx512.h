@@ -41,6 +41,33 @@ static inline void transpose16x16(__m512 r[16]) {
   }
 }
 
+// 16 x 16 block of 16-bit words, rows packed in pairs: p[k] lane c holds
+// the words of rows 2k (low half) and 2k + 1 (high half) of column c.
+// Afterwards the low 256 bits of p[j] hold column j (rows 0..15 in order)
+// and the high 256 bits column j + 4, for j in {0..3}; p[4 + j] holds
+// columns 8 + j and 12 + j the same way. 32 shuffles where widening the
+// words to a 16 x 16 fp32 transpose takes 64 and a narrowing per column.
+static inline void transposeWordPairs8x16(__m512i p[8]) {
+  __m512i t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(p[2 * i], p[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(p[2 * i], p[2 * i + 1]);
+  }
+  // u[j] (u[4 + j]), 128-bit lane L: rows 0..7 (8..15) of column 4L + j.
+  for (int h = 0; h < 2; ++h) {
+    u[4 * h] = _mm512_unpacklo_epi64(t[4 * h], t[4 * h + 2]);
+    u[4 * h + 1] = _mm512_unpackhi_epi64(t[4 * h], t[4 * h + 2]);
+    u[4 * h + 2] = _mm512_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
+    u[4 * h + 3] = _mm512_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
+  }
+  for (int j = 0; j < 4; ++j) {
+    const __m512i lanes01 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x44);
+    const __m512i lanes23 = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xEE);
+    p[j] = _mm512_shuffle_i32x4(lanes01, lanes01, 0xD8);
+    p[4 + j] = _mm512_shuffle_i32x4(lanes23, lanes23, 0xD8);
+  }
+}
+
 // Stores r[0..n) at dst, dst + stride, ... Unrolled with a test per row:
 // a plain loop to a run-time count makes the compiler spill r to the stack
 // and copy it with rep movs (measured: half of a staging pass).

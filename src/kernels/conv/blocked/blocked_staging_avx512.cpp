@@ -96,11 +96,9 @@ void unstageRows_avx512(const float* staged, const StagedLayout& l, int64_t begi
 void unstageWordRows_avx512(const float* staged, const StagedLayout& l, int64_t begin, int64_t end,
                             uint16_t* dense, ElementType type, const float* bias) {
   if (type == ElementType::F16)
-    unstageRowsWith(staged, l, begin, end, dense, bias,
-                    [](uint16_t* out, __mmask16 mask, __m512 v) { simd::storeF16(out, mask, v); });
+    unstageRowsWith(staged, l, begin, end, dense, bias, F16WordStore{});
   else
-    unstageRowsWith(staged, l, begin, end, dense, bias,
-                    [](uint16_t* out, __mmask16 mask, __m512 v) { simd::storeBf16(out, mask, v); });
+    unstageRowsWith(staged, l, begin, end, dense, bias, Bf16WordStore{});
 }
 
 void unstageSegment_avx512(const float* src, const StagedLayout& l, int64_t row, int64_t q,
@@ -113,13 +111,9 @@ void unstageSegment_avx512(const float* src, const StagedLayout& l, int64_t row,
 void unstageWordSegment_avx512(const float* src, const StagedLayout& l, int64_t row, int64_t q,
                                int64_t n, uint16_t* dense, ElementType type, const float* bias) {
   if (type == ElementType::F16)
-    unstageSegmentWith(src, l, row, q, n, dense, bias, [](uint16_t* out, __mmask16 mask, __m512 v) {
-      simd::storeF16(out, mask, v);
-    });
+    unstageSegmentWith(src, l, row, q, n, dense, bias, F16WordStore{});
   else
-    unstageSegmentWith(src, l, row, q, n, dense, bias, [](uint16_t* out, __mmask16 mask, __m512 v) {
-      simd::storeBf16(out, mask, v);
-    });
+    unstageSegmentWith(src, l, row, q, n, dense, bias, Bf16WordStore{});
 }
 
 }  // namespace blocked

@@ -8,13 +8,68 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/conv/blocked/staged_rows_inl.h"
+#include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
+
+// Stores of 16-bit results that round each position's 16 channels to words
+// first (words(v): the word of each lane in its low half, zeros above), so
+// that the transpose moves half as many bytes (transposeWordPairs8x16);
+// the same bits as rounding each channel's vector after an fp32 transpose.
+struct Bf16WordStore {
+  static __m512i words(__m512 v) { return simd::bf16Words(v); }
+  void operator()(uint16_t* out, __mmask16 mask, __m512 v) const { simd::storeBf16(out, mask, v); }
+};
+struct F16WordStore {
+  static __m512i words(__m512 v) {
+    return _mm512_cvtepu16_epi32(_mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  void operator()(uint16_t* out, __mmask16 mask, __m512 v) const { simd::storeF16(out, mask, v); }
+};
+template <typename Store>
+constexpr bool kRoundsWordsFirst =
+    std::is_same_v<Store, Bf16WordStore> || std::is_same_v<Store, F16WordStore>;
+
+// unstageColumns for a word store, staged lane c = channel c, unit step
+// along W.
+template <typename Store>
+static inline void unstageWordColumns(const float* src, int64_t channels, int64_t channelStride,
+                                      uint16_t* dst, int64_t from, int64_t to, const float* b,
+                                      bool addBias) {
+  const __m512 biasLanes = _mm512_loadu_ps(b);
+  for (int64_t q = from; q < to; q += 16) {
+    const int64_t n = to - q < 16 ? to - q : 16;
+    const __mmask16 mask =
+        n >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << n) - 1u);
+    auto wordsAt = [&](int64_t j) {
+      if (j >= n) return _mm512_setzero_si512();
+      const __m512 v = _mm512_loadu_ps(src + (q - from + j) * kLanes);
+      return Store::words(addBias ? _mm512_add_ps(v, biasLanes) : v);
+    };
+    __m512i p[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k)
+      p[k] = _mm512_or_si512(wordsAt(2 * k), _mm512_slli_epi32(wordsAt(2 * k + 1), 16));
+    simd::transposeWordPairs8x16(p);
+    uint16_t* at = dst + q;
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+      // p[k]: channels c (low half) and c + 4 (high half).
+      const int64_t c = (k & 3) + (k >> 2) * 8;
+      if (c < channels)
+        _mm256_mask_storeu_epi16(at + c * channelStride, mask, _mm512_castsi512_si256(p[k]));
+      if (c + 4 < channels)
+        _mm256_mask_storeu_epi16(at + (c + 4) * channelStride, mask,
+                                 _mm512_extracti64x4_epi64(p[k], 1));
+    }
+  }
+}
 
 // Writes the dense elements of staged positions [from, to) of staged row r
 // (inside the source, to <= the row's inside columns), read at
@@ -41,7 +96,18 @@ static inline void unstageColumns(const float* src, const StagedLayout& l, const
     return;
   }
   int64_t laneOf[16];
-  for (int c = 0; c < 16; ++c) laneOf[c] = channelLane(l, c);
+  bool lanesAreChannels = true;
+  for (int c = 0; c < 16; ++c) {
+    laneOf[c] = channelLane(l, c);
+    lanesAreChannels = lanesAreChannels && laneOf[c] == c;
+  }
+  if constexpr (kRoundsWordsFirst<Store>) {
+    if (lanesAreChannels) {
+      unstageWordColumns<Store>(src, r.channels, channelStride, dst + l.first[2], from, to, b,
+                                bias != nullptr);
+      return;
+    }
+  }
   for (int64_t q = from; q < to; q += 16) {
     const int64_t n = to - q < 16 ? to - q : 16;
     const __mmask16 mask =
