@@ -1007,6 +1007,29 @@ TEST(ConvRegistry, BlockedClaimsGoToAvx512Entries) {
   }
 }
 
+// The dense NCHW plane entries run where the CPU splits zmm FMAs in halves
+// (AMD), the blocked direct entries elsewhere; forced, the plane entries
+// take the layer on any AVX-512 CPU (how the registry tests reach them).
+TEST(ConvRegistry, DensePlaneEntriesRunOnlyWhereZmmFmaIsSplit) {
+  if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const bool halves = zmmFmaInHalves();  // nothing forced yet
+  std::printf("[ dispatch ] zmm FMAs in two halves on this CPU: %s\n", halves ? "yes" : "no");
+  const ConvShape s = claimShape(64, 64, 1, 2, 56, 3, 1, 1);
+  const struct {
+    ConvPass pass;
+    const char* plane;
+    const char* blocked;
+  } passes[] = {
+      {ConvPass::Forward, "f32_conv_fwd_plane_w16_avx512", "f32_conv_fwd_direct_nc16_avx512"},
+      {ConvPass::BackwardData, "f32_conv_bwdd_plane_w16_avx512",
+       "f32_conv_bwdd_direct_nc16_avx512"}};
+  for (const auto& p : passes)
+    EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, halves ? p.plane : p.blocked);
+  Restore restore;  // forces the plane entries
+  for (const auto& p : passes)
+    EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, p.plane);
+}
+
 // ---------------------------------------------------------------------------
 // The ISA names and the override.
 

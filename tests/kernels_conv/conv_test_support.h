@@ -82,10 +82,14 @@ void forEachTerm(const ConvShape& s, Fn&& fn) {
 
 // Restores the default thread count and ISA whatever a test does. While it
 // lives, the AVX512-BF16 kernels count as fast on any CPU with the
-// instructions (forceBf16DotForTesting), so that they are tested on CPUs
-// where the registry does not choose them.
+// instructions (forceBf16DotForTesting) and the dense plane kernels as
+// preferred on any AVX-512 CPU (forceZmmFmaInHalvesForTesting), so that they
+// are tested on CPUs where the registry does not choose them.
 struct Restore {
-  Restore() { forceBf16DotForTesting(); }
+  Restore() {
+    forceBf16DotForTesting();
+    forceZmmFmaInHalvesForTesting();
+  }
   ~Restore() {
     setComputeThreadCount(0);
     clearIsaForTesting();

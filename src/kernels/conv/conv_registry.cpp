@@ -260,6 +260,17 @@ bool pointwiseOperands(const ConvShape& s) {
   return pairs ? s.operands == OperandValues::BF16
                : s.operands == OperandValues::F16 && s.io == ElementType::F16;
 }
+// The dense NCHW plane entries run only where zmm FMAs are split in halves
+// (zmmFmaInHalves); elsewhere the blocked direct kernels and the GEMM are
+// faster (measured, 1 and 2 threads, Intel Xeon VM: RN50 3x3 64ch 56x56
+// forward 10.6-12.4 -> 9.1-10.8 ms, 1D k5 64->128 8.8 -> 7.1, 1x1 256->64
+// 6.4 -> 5.6 on the GEMM; data gradients alike).
+bool denseForwardPlanes(const ConvShape& s) {
+  return zmmFmaInHalves() && nchw_plane::acceptsDenseForward(s);
+}
+bool denseBackwardDataPlanes(const ConvShape& s) {
+  return zmmFmaInHalves() && nchw_plane::acceptsDenseBackwardData(s);
+}
 // The AVX512-BF16 entries run only where VDPBF16PS is fast
 // (bf16DotAtFmaRate); elsewhere the fp32 kernels are faster.
 template <Isa isa>
@@ -411,7 +422,7 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
    blockedForwardBias<Isa::Avx512>, wordsAreOperands, blockedForwardWords, nullptr, true},
-  {"f32_conv_fwd_plane_w16_avx512", kF, Isa::Avx512, nchw_plane::acceptsDenseForward,
+  {"f32_conv_fwd_plane_w16_avx512", kF, Isa::Avx512, denseForwardPlanes,
    nchw_plane::correlationScratchBytes, planeCorrelationForward, planeCorrelationForwardBias,
    wordsAreOperands, planeCorrelationForwardWords, nullptr, true},
   {"f32_conv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Dense>,
@@ -462,7 +473,7 @@ const ConvAlgorithm kAlgorithms[] = {
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords, nullptr,
    true},
-  {"f32_conv_bwdd_plane_w16_avx512", kD, Isa::Avx512, nchw_plane::acceptsDenseBackwardData,
+  {"f32_conv_bwdd_plane_w16_avx512", kD, Isa::Avx512, denseBackwardDataPlanes,
    nchw_plane::correlationScratchBytes, planeCorrelationBackwardData,
    planeCorrelationBackwardDataBias, wordsAreOperands, planeCorrelationBackwardDataWords, nullptr, true},
   {"f32_conv_bwdd_phase_plane_w16_avx512", kD, Isa::Avx512,

@@ -87,6 +87,7 @@ Isa startupIsa() {
 constexpr int kNoForce = -1;
 std::atomic<int> gForced{kNoForce};
 std::atomic<bool> gForcedBf16Dot{false};
+std::atomic<bool> gForcedZmmHalves{false};
 
 constexpr const char* kNames[] = {"scalar", "avx2", "avx512", "avx512_bf16", "amx"};
 
@@ -125,6 +126,7 @@ bool forceIsaForTesting(Isa isa) {
 void clearIsaForTesting() {
   gForced.store(kNoForce, std::memory_order_release);
   gForcedBf16Dot.store(false, std::memory_order_release);
+  gForcedZmmHalves.store(false, std::memory_order_release);
 }
 
 bool bf16DotAtFmaRate() {
@@ -135,6 +137,17 @@ bool bf16DotAtFmaRate() {
 bool forceBf16DotForTesting() {
   if (detectedIsa() < Isa::Avx512Bf16) return false;
   gForcedBf16Dot.store(true, std::memory_order_release);
+  return true;
+}
+
+bool zmmFmaInHalves() {
+  static const bool halves = detectedIsa() >= Isa::Avx512 && amdCpu();
+  return halves || gForcedZmmHalves.load(std::memory_order_acquire);
+}
+
+bool forceZmmFmaInHalvesForTesting() {
+  if (detectedIsa() < Isa::Avx512) return false;
+  gForcedZmmHalves.store(true, std::memory_order_release);
   return true;
 }
 

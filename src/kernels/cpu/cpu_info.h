@@ -35,7 +35,7 @@ bool parseIsa(const char* name, Isa* isa);
 // change) when the CPU cannot run it. Plan and run a problem under the same
 // setting: the workspace size depends on the algorithm chosen.
 bool forceIsaForTesting(Isa isa);
-// Also ends forceBf16DotForTesting().
+// Also ends forceBf16DotForTesting() and forceZmmFmaInHalvesForTesting().
 void clearIsaForTesting();
 
 // True when the CPU issues VDPBF16PS (zmm) at its fp32 FMA instruction rate,
@@ -48,6 +48,18 @@ bool bf16DotAtFmaRate();
 // Makes bf16DotAtFmaRate() true on any CPU with AVX512-BF16, so that tests
 // run the VDPBF16PS kernels there; false (and no change) without it.
 bool forceBf16DotForTesting();
+
+// True on CPUs that execute a 512-bit FMA as two 256-bit halves (AMD: Zen 4
+// measured 115 GFLOP/s per core against 236-240 on an Intel Xeon at a
+// similar clock). There the dense NCHW plane kernels, whose masked loads
+// and broadcasts are cheap next to such FMAs, measured faster than the
+// blocked direct kernels and the GEMM; on the Intel Xeon (two full-width
+// FMA ports) the blocked kernels and the GEMM were 10-25% faster. Fixed by
+// the CPU vendor, never by a timing.
+bool zmmFmaInHalves();
+// Makes zmmFmaInHalves() true on any CPU with AVX-512, so that tests run
+// the dense plane kernels there; false (and no change) without it.
+bool forceZmmFmaInHalvesForTesting();
 
 }  // namespace kernels
 }  // namespace aclcpu
