@@ -1010,6 +1010,7 @@ TEST(ConvRegistry, BlockedClaimsGoToAvx512Entries) {
 // The dense NCHW plane entries run where the CPU splits zmm FMAs in halves
 // (AMD), the blocked direct entries elsewhere; forced, the plane entries
 // take the layer on any AVX-512 CPU (how the registry tests reach them).
+// Strided pointwise weight gradients likewise: blocked on AMD, else GEMM.
 TEST(ConvRegistry, DensePlaneEntriesRunOnlyWhereZmmFmaIsSplit) {
   if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
   const bool halves = zmmFmaInHalves();  // nothing forced yet
@@ -1025,9 +1026,16 @@ TEST(ConvRegistry, DensePlaneEntriesRunOnlyWhereZmmFmaIsSplit) {
        "f32_conv_bwdd_direct_nc16_avx512"}};
   for (const auto& p : passes)
     EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, halves ? p.plane : p.blocked);
-  Restore restore;  // forces the plane entries
+  // The weight gradient of a strided pointwise layer: the GEMM where zmm
+  // FMAs run at full width.
+  const ConvShape pointwise = claimShape(32, 64, 1, 2, 14, 1, 2, 0);
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, pointwise, Isa::Avx512).name,
+               halves ? "f32_conv_bwdw_direct_nc16_avx512" : "f32_conv_bwdw_im2col_gemm");
+  Restore restore;  // forces the AMD choices
   for (const auto& p : passes)
     EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, p.plane);
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, pointwise, Isa::Avx512).name,
+               "f32_conv_bwdw_direct_nc16_avx512");
 }
 
 // ---------------------------------------------------------------------------

@@ -271,6 +271,20 @@ bool denseForwardPlanes(const ConvShape& s) {
 bool denseBackwardDataPlanes(const ConvShape& s) {
   return zmmFmaInHalves() && nchw_plane::acceptsDenseBackwardData(s);
 }
+// The weight gradient of a strided pointwise layer (1x1, no padding) goes
+// to the im2col GEMM where zmm FMAs run at full width: measured on the
+// Intel Xeon VM, 1 and 2 threads, against the blocked AVX-512 weight pass:
+// RN50 1x1/2 256->512 56x56 16.0-16.9 -> 12.8-13.4 ms (2 threads 8.5 ->
+// 6.1-6.4), res5 1x1/2 1024->2048 14x14 16.9-17.5 -> 11.1-11.8 (8.6-9.0 ->
+// 5.7-5.9); forced to AVX2 there, 25.5-27.2 -> 22.0 ms. Not measured on
+// AMD, whose AVX-512 CPUs keep the blocked pass.
+bool denseBlockedWeights(const ConvShape& s) {
+  const conv_detail::ConvGeometry g = conv_detail::describe(s);
+  const bool stridedPointwise =
+      g.kernelVolume == 1 && s.padBefore[0] == 0 && s.padBefore[1] == 0 && s.padBefore[2] == 0;
+  return !(stridedPointwise && !zmmFmaInHalves()) &&
+         blocked::acceptsBackwardWeight(s, blocked::Channels::Dense);
+}
 // The AVX512-BF16 entries run only where VDPBF16PS is fast
 // (bf16DotAtFmaRate); elsewhere the fp32 kernels are faster.
 template <Isa isa>
@@ -520,12 +534,12 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_bwdw_phase_plane_w16_avx512", kW, Isa::Avx512,
    nchw_plane::acceptsStridePhasesBackwardWeight,
    nchw_plane::stridePhasesBackwardWeightScratchBytes, nchw_plane::stridePhasesBackwardWeight},
-  {"f32_conv_bwdw_direct_nc16_avx512", kW, Isa::Avx512, blockedBackwardWeight<Channels::Dense>,
+  {"f32_conv_bwdw_direct_nc16_avx512", kW, Isa::Avx512, denseBlockedWeights,
    blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx512>, nullptr,
    wordsAreOperands, nullptr, blockedBackwardWeightWords, true},
   {"f32_dwconv_bwdw_direct_nc16_avx2", kW, Isa::Avx2, blockedBackwardWeight<Channels::Depthwise>,
    blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx2>},
-  {"f32_conv_bwdw_direct_nc16_avx2", kW, Isa::Avx2, blockedBackwardWeight<Channels::Dense>,
+  {"f32_conv_bwdw_direct_nc16_avx2", kW, Isa::Avx2, denseBlockedWeights,
    blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx2>},
   {"f32_conv_bwdw_small_group_direct", kW, Isa::Scalar, smallGroups, noScratch,
    smallGroupBackwardWeight},
