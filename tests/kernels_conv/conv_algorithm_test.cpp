@@ -1010,7 +1010,7 @@ TEST(ConvRegistry, BlockedClaimsGoToAvx512Entries) {
 // The dense NCHW plane entries run where the CPU splits zmm FMAs in halves
 // (AMD), the blocked direct entries elsewhere; forced, the plane entries
 // take the layer on any AVX-512 CPU (how the registry tests reach them).
-// Strided pointwise weight gradients likewise: blocked on AMD, else GEMM.
+// Some weight gradients likewise: blocked or stride phases on AMD, else GEMM.
 TEST(ConvRegistry, DensePlaneEntriesRunOnlyWhereZmmFmaIsSplit) {
   if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
   const bool halves = zmmFmaInHalves();  // nothing forced yet
@@ -1031,11 +1031,27 @@ TEST(ConvRegistry, DensePlaneEntriesRunOnlyWhereZmmFmaIsSplit) {
   const ConvShape pointwise = claimShape(32, 64, 1, 2, 14, 1, 2, 0);
   EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, pointwise, Isa::Avx512).name,
                halves ? "f32_conv_bwdw_direct_nc16_avx512" : "f32_conv_bwdw_im2col_gemm");
+  // Likewise an ungrouped 1D layer with 128 channels or more, and the
+  // stride phases' weight gradient of a 3-channel image stem (not of a
+  // one-channel 1D stem).
+  ConvShape wide = claimShape(128, 160, 1, 1, 300, 3, 1, 1);
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, wide, Isa::Avx512).name,
+               halves ? "f32_conv_bwdw_direct_nc16_avx512" : "f32_conv_bwdw_im2col_gemm");
+  const ConvShape stem = claimShape(3, 16, 1, 2, 40, 7, 2, 3);
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, stem, Isa::Avx512).name,
+               halves ? "f32_conv_bwdw_phase_plane_w16_avx512" : "f32_conv_bwdw_im2col_gemm");
+  const ConvShape wav = claimShape(1, 32, 1, 1, 400, 10, 5, 0);
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, wav, Isa::Avx512).name,
+               "f32_conv_bwdw_phase_plane_w16_avx512");
   Restore restore;  // forces the AMD choices
   for (const auto& p : passes)
     EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, p.plane);
   EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, pointwise, Isa::Avx512).name,
                "f32_conv_bwdw_direct_nc16_avx512");
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, wide, Isa::Avx512).name,
+               "f32_conv_bwdw_direct_nc16_avx512");
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, stem, Isa::Avx512).name,
+               "f32_conv_bwdw_phase_plane_w16_avx512");
 }
 
 // ---------------------------------------------------------------------------

@@ -278,12 +278,29 @@ bool denseBackwardDataPlanes(const ConvShape& s) {
 // 6.1-6.4), res5 1x1/2 1024->2048 14x14 16.9-17.5 -> 11.1-11.8 (8.6-9.0 ->
 // 5.7-5.9); forced to AVX2 there, 25.5-27.2 -> 22.0 ms. Not measured on
 // AMD, whose AVX-512 CPUs keep the blocked pass.
+// So does the weight gradient of an ungrouped 1D layer with at least 128
+// channels on each side (same VM: 1D k3 512ch L4000 198-204 -> 167-170 ms,
+// 2 threads 97-105 -> 79-83; k3 256ch L2000 50.0 -> 41.8, k5 512ch 155 ->
+// 139, k3 128ch L8000 61.5 -> 46.7; with 64 -> 128 channels the two were
+// even).
 bool denseBlockedWeights(const ConvShape& s) {
   const conv_detail::ConvGeometry g = conv_detail::describe(s);
   const bool stridedPointwise =
       g.kernelVolume == 1 && s.padBefore[0] == 0 && s.padBefore[1] == 0 && s.padBefore[2] == 0;
-  return !(stridedPointwise && !zmmFmaInHalves()) &&
+  const bool wideRows = s.groups == 1 && s.in[0] == 1 && s.in[1] == 1 && s.kernel[0] == 1 &&
+                        s.kernel[1] == 1 && s.inChannels >= 128 && s.outChannels >= 128;
+  return !((stridedPointwise || wideRows) && !zmmFmaInHalves()) &&
          blocked::acceptsBackwardWeight(s, blocked::Channels::Dense);
+}
+// The stride-phase weight gradient where zmm FMAs run at full width: only
+// 1D layers with one input channel (wav2vec's stem: 4.3 ms against the
+// GEMM's 5.2). On the Intel Xeon VM every other accepted layer measured
+// faster on the im2col GEMM: RN50 stem 7x7/2 3->64 37.6 -> 22.9 ms (2
+// threads 19.0 -> 13.2), a one-channel 7x7/2 12.3 -> 10.4, 1D k10 s5 with
+// 2 or 3 channels 4.5 -> 3.3 and 3.5 -> 2.2, 3x3/2 3->32 1.7 -> 1.0.
+bool stridePhaseWeights(const ConvShape& s) {
+  const bool oneChannelRows = s.in[0] == 1 && s.in[1] == 1 && s.inChannels == 1;
+  return (zmmFmaInHalves() || oneChannelRows) && nchw_plane::acceptsStridePhasesBackwardWeight(s);
 }
 // The AVX512-BF16 entries run only where VDPBF16PS is fast
 // (bf16DotAtFmaRate); elsewhere the fp32 kernels are faster.
@@ -531,8 +548,7 @@ const ConvAlgorithm kAlgorithms[] = {
    blockedBackwardWeight<Channels::Depthwise>, blocked::backwardWeightScratchBytes,
    blockedBackwardWeightRun<Isa::Avx512>, nullptr, wordsAreOperands, nullptr,
    blockedBackwardWeightWords, true},
-  {"f32_conv_bwdw_phase_plane_w16_avx512", kW, Isa::Avx512,
-   nchw_plane::acceptsStridePhasesBackwardWeight,
+  {"f32_conv_bwdw_phase_plane_w16_avx512", kW, Isa::Avx512, stridePhaseWeights,
    nchw_plane::stridePhasesBackwardWeightScratchBytes, nchw_plane::stridePhasesBackwardWeight},
   {"f32_conv_bwdw_direct_nc16_avx512", kW, Isa::Avx512, denseBlockedWeights,
    blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx512>, nullptr,
