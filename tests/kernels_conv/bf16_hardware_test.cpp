@@ -330,13 +330,27 @@ TEST_P(Bf16Hardware, WordsRunsRoundTheFloatRunAndRefuseUnsafeWords) {
 TEST_P(Bf16Hardware, WeightWordsRunsMatchTheFloatRunAndRefuseUnsafeWords) {
   const uint32_t patterns[] = {0x00400000u, 0x2B000000u, 0xFF800000u, 0x7FC00000u};
   std::mt19937 rng(15);
-  int checked = 0;
-  for (const HardwareCase& c : hardwareCases(GetParam())) {
+  int checked = 0, evenRows = 0;
+  std::vector<HardwareCase> cases = hardwareCases(GetParam());
+  // The same entries with staged rows of an even length (x rows of 12
+  // positions, 11 outputs per row: a kernel width of 2, no W padding),
+  // which the words staging turns into pair rows directly.
+  for (size_t i = 0, n = cases.size(); i < n; ++i) {
+    HardwareCase e = cases[i];
+    if (e.shape.kernel[2] != 3) continue;
+    e.shape.in[2] = 12;
+    e.shape.kernel[2] = 2;
+    e.shape.padBefore[2] = 0;
+    e.shape.out[2] = 11;
+    cases.push_back(e);
+  }
+  for (const HardwareCase& c : cases) {
     ConvShape s = c.shape;
     s.io = ElementType::BF16;
     if (c.rounding != Rounding::BF16 || !c.bf16->runWeightWords || !c.bf16->acceptsWords(s))
       continue;
     ++checked;
+    if (s.kernel[2] == 2) ++evenRows;
     std::vector<float> v[2] = {values(countOf(c.bf16->pass, s, 0), c.rounding, rng),
                                values(countOf(c.bf16->pass, s, 1), c.rounding, rng)};
     const std::vector<float> expected = run(*c.bf16, c.shape, v[0], v[1]);
@@ -360,6 +374,7 @@ TEST_P(Bf16Hardware, WeightWordsRunsMatchTheFloatRunAndRefuseUnsafeWords) {
     EXPECT_TRUE(scratch.guardsIntact()) << c.bf16->name;
   }
   EXPECT_GE(checked, 2);  // AMX: direct and pointwise; AVX512-BF16: direct on both shapes
+  EXPECT_GE(evenRows, 1);
 }
 
 // Long reductions: the pointwise weight gradient in several chunks of
