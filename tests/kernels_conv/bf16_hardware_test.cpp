@@ -155,6 +155,24 @@ std::vector<float> values(int64_t count, Rounding r, std::mt19937& rng) {
   return v;
 }
 
+// Runs entry `a` on random bf16 data of shape s: against the float64
+// reference at 1 thread, then the same bits at 2 and 3 threads.
+void expectReferenceAtEveryThreadCount(const ConvAlgorithm& a, const ConvShape& s,
+                                       std::mt19937& rng) {
+  const std::vector<float> v0 = values(countOf(a.pass, s, 0), Rounding::BF16, rng);
+  const std::vector<float> v1 = values(countOf(a.pass, s, 1), Rounding::BF16, rng);
+  const Reference ref = a.pass == ConvPass::Forward        ? referenceForward(s, v0, v1)
+                        : a.pass == ConvPass::BackwardData ? referenceBackwardData(s, v0, v1)
+                                                           : referenceBackwardWeight(s, v0, v1);
+  setComputeThreadCount(1);
+  const std::vector<float> one = run(a, s, v0, v1);
+  EXPECT_TRUE(closeTo(ref, one, a.name));
+  for (int threads : {2, 3}) {
+    setComputeThreadCount(threads);
+    EXPECT_TRUE(sameBits(run(a, s, v0, v1), one)) << a.name << " at " << threads << " threads";
+  }
+}
+
 struct HardwareCase {
   const ConvAlgorithm* bf16;
   const ConvAlgorithm* fp32;
@@ -396,18 +414,7 @@ TEST_P(Bf16Hardware, PointwisePassesOverLongReductions) {
         std::string(a.name).find("pointwise") == std::string::npos)
       continue;
     ++ran;
-    const std::vector<float> v0 = values(countOf(a.pass, s, 0), Rounding::BF16, rng);
-    const std::vector<float> v1 = values(countOf(a.pass, s, 1), Rounding::BF16, rng);
-    const Reference ref = a.pass == ConvPass::Forward        ? referenceForward(s, v0, v1)
-                          : a.pass == ConvPass::BackwardData ? referenceBackwardData(s, v0, v1)
-                                                             : referenceBackwardWeight(s, v0, v1);
-    setComputeThreadCount(1);
-    const std::vector<float> one = run(a, s, v0, v1);
-    EXPECT_TRUE(closeTo(ref, one, a.name));
-    for (int threads : {2, 3}) {
-      setComputeThreadCount(threads);
-      EXPECT_TRUE(sameBits(run(a, s, v0, v1), one)) << a.name << " at " << threads << " threads";
-    }
+    expectReferenceAtEveryThreadCount(a, s, rng);
   }
   // Forward, data and (AMX) weight gradient; with AVX512-BF16 the blocked
   // weight gradient takes pointwise layers.
@@ -447,17 +454,7 @@ TEST_P(Bf16Hardware, RowPassesOverManyTaps) {
       if (!isBf16Entry(a, GetParam()) || !a.accepts(s) || a.pass == ConvPass::BackwardWeight)
         continue;
       ++ran;
-      const std::vector<float> v0 = values(countOf(a.pass, s, 0), Rounding::BF16, rng);
-      const std::vector<float> v1 = values(countOf(a.pass, s, 1), Rounding::BF16, rng);
-      const Reference ref = a.pass == ConvPass::Forward ? referenceForward(s, v0, v1)
-                                                        : referenceBackwardData(s, v0, v1);
-      setComputeThreadCount(1);
-      const std::vector<float> one = run(a, s, v0, v1);
-      EXPECT_TRUE(closeTo(ref, one, a.name));
-      for (int threads : {2, 3}) {
-        setComputeThreadCount(threads);
-        EXPECT_TRUE(sameBits(run(a, s, v0, v1), one)) << a.name << " at " << threads << " threads";
-      }
+      expectReferenceAtEveryThreadCount(a, s, rng);
     }
   }
   EXPECT_EQ(ran, 4);  // forward and data gradient of both layers

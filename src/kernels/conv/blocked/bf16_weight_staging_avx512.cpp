@@ -171,6 +171,23 @@ __mmask32 pairRowsOfWords(const uint16_t* line, int64_t channelStride, int chann
   return unsafe;
 }
 
+// The flat row starting at position p0 of a pair-row layout: its output
+// row (od, oh), its length and how many of its positions hold dy (the rest
+// are padding columns, or the row is past gradOutput's extent).
+struct FlatRow {
+  int64_t od = 0, oh = 0, count = 0, data = 0;
+};
+FlatRow flatRowAt(const Bf16PairRowLayout& l, int64_t p0) {
+  FlatRow r;
+  const int64_t flatRow = p0 / l.rowLength;
+  r.od = flatRow / l.rowsPerPlane;
+  r.oh = flatRow % l.rowsPerPlane;
+  r.count = l.positions - p0 < l.rowLength ? l.positions - p0 : l.rowLength;
+  r.data = r.od < l.out[0] && r.oh < l.out[1] ? l.out[2] : 0;
+  if (r.data > r.count) r.data = r.count;
+  return r;
+}
+
 template <typename E>
 bool stagePairRows(const typename E::Element* dense, const Bf16PairRowLayout& l, PairKind kind,
                    int64_t begin, int64_t end, uint32_t* staged) {
@@ -206,15 +223,11 @@ bool stagePairRows(const typename E::Element* dense, const Bf16PairRowLayout& l,
       // staging took 12% of the pass through the fp32 transpose).
       if (kind == PairKind::Pairs && l.rowLength % 2 == 0) {
         for (int64_t p0 = 0; p0 < l.positions; p0 += l.rowLength) {
-          const int64_t flatRow = p0 / l.rowLength;
-          const int64_t od = flatRow / l.rowsPerPlane, oh = flatRow % l.rowsPerPlane;
-          const int64_t count = l.positions - p0 < l.rowLength ? l.positions - p0 : l.rowLength;
-          int64_t data = od < l.out[0] && oh < l.out[1] ? l.out[2] : 0;
-          if (data > count) data = count;
-          const Source* line = src + (data > 0 ? od * plane + oh * l.out[2] : 0);
-          for (int64_t q = 0; q < count; q += 16) {
-            const int64_t m = count - q < 16 ? count - q : 16;
-            const int64_t valid = data - q < 0 ? 0 : data - q < 16 ? data - q : 16;
+          const FlatRow f = flatRowAt(l, p0);
+          const Source* line = src + (f.data > 0 ? f.od * plane + f.oh * l.out[2] : 0);
+          for (int64_t q = 0; q < f.count; q += 16) {
+            const int64_t m = f.count - q < 16 ? f.count - q : 16;
+            const int64_t valid = f.data - q < 0 ? 0 : f.data - q < 16 ? f.data - q : 16;
             if (pairRowsOfWords(line + q, channelFloats, static_cast<int>(channels), valid,
                                 static_cast<int>((m + 1) / 2), dst + 16 * row))
               wordsUnsafe = true;
@@ -226,11 +239,8 @@ bool stagePairRows(const typename E::Element* dense, const Bf16PairRowLayout& l,
       }
     }
     for (int64_t p0 = 0; p0 < l.positions; p0 += l.rowLength) {
-      const int64_t flatRow = p0 / l.rowLength;
-      const int64_t od = flatRow / l.rowsPerPlane, oh = flatRow % l.rowsPerPlane;
-      const int64_t count = l.positions - p0 < l.rowLength ? l.positions - p0 : l.rowLength;
-      int64_t data = od < l.out[0] && oh < l.out[1] ? l.out[2] : 0;
-      if (data > count) data = count;
+      const FlatRow f = flatRowAt(l, p0);
+      const int64_t od = f.od, oh = f.oh, count = f.count, data = f.data;
       for (int64_t q = 0; q < data; q += 16) {
         const Source* line = src + od * plane + oh * l.out[2];
         const int64_t n = data - q < 16 ? data - q : 16;
