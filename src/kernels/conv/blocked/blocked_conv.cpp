@@ -274,9 +274,16 @@ bool im2colTakesStridedRowWeights(const ConvShape& s) {
   return s.out[0] == 1 && s.out[1] == 1 && s.in[0] == 1 && s.in[1] == 1 && s.stride[2] >= 3;
 }
 
-// Rows of one weight-gradient work item are cut into blocks inside one
-// (image, outD) plane, at most this many rows each.
+// The rows of one weight-gradient work item are cut into blocks inside one
+// (image, outD) plane, at most kRowsPerBlock rows and kPositionsPerBlock
+// positions each (long rows into column segments), so that the block's x
+// and dy lines (2 x 64 bytes per position) stay in L1 across its taps: with
+// 8 rows of 56 the kernels streamed them from L2 (RN50 3x3 64ch 56x56
+// weight gradient, 1 thread, medians of 5: 18.1 -> 15.6 ms; 2 threads 9.9
+// -> 7.7). Segments keep each sum's order (positions in order), so the bits
+// do not depend on these sizes.
 constexpr int64_t kRowsPerBlock = 8;
+constexpr int64_t kPositionsPerBlock = 224;
 
 }  // namespace
 
@@ -332,6 +339,12 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
   const ChannelBlocks& b = p.blocks;
   const int64_t planeRows = shape.out[1];
   const int64_t rowsPerImage = shape.out[0] * planeRows;
+  const int64_t width = shape.out[2];
+  const int64_t segment = std::max<int64_t>(1, std::min(width, kPositionsPerBlock));
+  // A strided layer reads colStepX / 16 x lines per position.
+  const int64_t linesPerPosition = std::max<int64_t>(1, p.colStepX / kLanes);
+  const int64_t rowsPerBlock = std::max<int64_t>(
+      1, std::min(kRowsPerBlock, kPositionsPerBlock / (segment * linesPerPosition)));
   const int64_t tapFloats = b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
@@ -351,46 +364,49 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
         float* part = partial + (chunk * p.pairs + ob * b.redPerGroup) * p.blockFloats;
         for (int64_t r0 = rowBegin; r0 < rowEnd;) {
           const int64_t plane = r0 / planeRows, oh = r0 % planeRows;
-          const int64_t rows = std::min({kRowsPerBlock, rowEnd - r0, planeRows - oh});
+          const int64_t rows = std::min({rowsPerBlock, rowEnd - r0, planeRows - oh});
           const int64_t image = plane / shape.out[0] - image0, od = plane % shape.out[0];
           WeightJob job;
           job.xColStep = p.colStepX;
           job.xRowStride = p.rowStepX[1];
-          job.dy = dys + image * p.dy.imageStride + ob * p.dy.blockStride + od * p.dy.planeStride +
-                   oh * p.dy.rowStride;
           job.dyRowStride = p.dy.rowStride;
-          job.rows = rows;
-          job.cols = shape.out[2];
-          job.accumulate = r0 != chunkBegin;
           job.laneGroups = static_cast<int>(b.laneGroups);
-          const float* dyBase = job.dy;
-          for (int64_t r = 0; r < b.redPerGroup; ++r) {
-            const float* xBase = xs + image * p.x.imageStride + (cb0 + r) * p.x.blockStride +
-                                 od * p.rowStepX[0] + oh * p.rowStepX[1];
-            int64_t tap = 0;
-            for (int64_t kd = 0; kd < p.taps[0]; ++kd) {
-              int64_t depthLo = 0, depthHi = 0;  // the block's plane: inside or not
-              rowsInside(p.tapRows[0], od, 1, kd, &depthLo, &depthHi);
-              for (int64_t kh = 0; kh < p.taps[1]; ++kh) {
-                // The block's rows whose x row is inside x: the others read
-                // padding (a first block still runs, with no rows, so that
-                // it zeroes its partial sums).
-                // (RN50 3x3 512ch 7x7 weight gradient, 1 thread, medians of
-                // 5: 22.2 -> 19.8 ms; 256ch 14x14 19.8 -> 18.3.)
-                int64_t lo = 0, hi = 0;
-                if (depthHi > depthLo) rowsInside(p.tapRows[1], oh, rows, kh, &lo, &hi);
-                job.rows = hi - lo;
-                for (int64_t kw = 0; kw < p.taps[2]; ++kw, ++tap) {
-                  // And the columns whose x column is inside (RN50 3x3 512ch
-                  // 7x7 weight gradient, 1 thread, medians of 7: 21.2 -> 19.6 ms).
-                  int64_t cLo = 0, cHi = 0;
-                  rowsInside(p.tapRows[2], 0, shape.out[2], kw, &cLo, &cHi);
-                  job.cols = cHi - cLo;
-                  job.dy = dyBase + lo * p.dy.rowStride + cLo * kLanes;
-                  job.x = xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + kw * p.tapStep[2] +
-                          lo * p.rowStepX[1] + cLo * p.colStepX;
-                  job.dw = part + r * p.blockFloats + tap * tapFloats;
-                  (b.depthwise ? k.depthwiseWeightGrad : k.weightGrad)(job);
+          const float* dyBase = dys + image * p.dy.imageStride + ob * p.dy.blockStride +
+                                od * p.dy.planeStride + oh * p.dy.rowStride;
+          for (int64_t c0 = 0; c0 == 0 || c0 < width; c0 += segment) {  // one pass if empty
+            const int64_t c1 = std::min(width, c0 + segment);
+            job.accumulate = r0 != chunkBegin || c0 > 0;
+            for (int64_t r = 0; r < b.redPerGroup; ++r) {
+              const float* xBase = xs + image * p.x.imageStride + (cb0 + r) * p.x.blockStride +
+                                   od * p.rowStepX[0] + oh * p.rowStepX[1];
+              int64_t tap = 0;
+              for (int64_t kd = 0; kd < p.taps[0]; ++kd) {
+                int64_t depthLo = 0, depthHi = 0;  // the block's plane: inside or not
+                rowsInside(p.tapRows[0], od, 1, kd, &depthLo, &depthHi);
+                for (int64_t kh = 0; kh < p.taps[1]; ++kh) {
+                  // The block's rows whose x row is inside x: the others read
+                  // padding (a first block still runs, with no rows, so that
+                  // it zeroes its partial sums).
+                  // (RN50 3x3 512ch 7x7 weight gradient, 1 thread, medians of
+                  // 5: 22.2 -> 19.8 ms; 256ch 14x14 19.8 -> 18.3.)
+                  int64_t lo = 0, hi = 0;
+                  if (depthHi > depthLo) rowsInside(p.tapRows[1], oh, rows, kh, &lo, &hi);
+                  job.rows = hi - lo;
+                  for (int64_t kw = 0; kw < p.taps[2]; ++kw, ++tap) {
+                    // And the columns whose x column is inside (RN50 3x3
+                    // 512ch 7x7 weight gradient, 1 thread, medians of 7: 21.2
+                    // -> 19.6 ms), within the segment.
+                    int64_t cLo = 0, cHi = 0;
+                    rowsInside(p.tapRows[2], 0, width, kw, &cLo, &cHi);
+                    cLo = std::max(cLo, c0);
+                    cHi = std::max(cLo, std::min(cHi, c1));
+                    job.cols = cHi - cLo;
+                    job.dy = dyBase + lo * p.dy.rowStride + cLo * kLanes;
+                    job.x = xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + kw * p.tapStep[2] +
+                            lo * p.rowStepX[1] + cLo * p.colStepX;
+                    job.dw = part + r * p.blockFloats + tap * tapFloats;
+                    (b.depthwise ? k.depthwiseWeightGrad : k.weightGrad)(job);
+                  }
                 }
               }
             }
