@@ -200,6 +200,19 @@ void unstageTo(const BlockedKernels&, const ConvShape& s, const float* staged,
   unstageWords(staged, l, firstImage, images, dense, s.io, bias);
 }
 
+// Whole images per thread (stage, compute, unstage on one core) when the
+// batch splits evenly enough and an image's staged input outweighs a tile's
+// weights (otherwise the items run tile by tile over the images, so that
+// each tile's weights are read once per group, not once per image).
+// Measured (pass bench, medians of 5, 1 / 2 threads): RN50 3x3 64ch 56x56 forward
+// 0.96 / 0.95, data gradient 0.97 / 0.95. The schedule depends on the thread
+// count; the bits do not.
+bool eachThreadTakesWholeImages(const RowPassPlan& p, int64_t threads) {
+  const int64_t images = p.imagesPerGroup;
+  if (p.in.imageStride < p.tileWeightFloats || images < threads) return false;
+  return images % threads == 0 || images >= 4 * threads;
+}
+
 template <typename Element>
 void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kind,
                 const Element* input, const float* w, Element* output, void* scratch,
@@ -219,11 +232,34 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
   float* out = scratchRegion<float>(scratch, p.outOffset);
   float* packed = scratchRegion<float>(scratch, p.weightOffset);
   packRowWeights(p, table, weightsOf(shape, w), packed);
+  const bool byImage = eachThreadTakesWholeImages(p, computeThreadCount());
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
-    stageFrom(k, shape, input, p.in, image0, images, in);
-    runRowItems(k, p, table, in, packed, images, out);
-    unstageTo(k, shape, out, p.out, image0, images, output, bias);
+    if (!byImage) {
+      stageFrom(k, shape, input, p.in, image0, images, in);
+      runRowItems(k, p, table, in, packed, images, out);
+      unstageTo(k, shape, out, p.out, image0, images, output, bias);
+      continue;
+    }
+    // Each image staged, computed and written back by one thread while its
+    // staged copies are in that core's L2 (the copies of a whole group
+    // otherwise go out to memory and back twice). The same work items with
+    // the same operands: the same bits as the loop above.
+    if (p.in.slackFloats > 0)
+      std::memset(in + p.in.imageStride * p.in.images, 0,
+                  static_cast<size_t>(p.in.slackFloats) * sizeof(float));
+    StagedLayout inOne = p.in, outOne = p.out;
+    inOne.images = outOne.images = 1;
+    inOne.slackFloats = 0;
+    parallelFor(images, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        float* inImage = in + i * p.in.imageStride;
+        float* outImage = out + i * p.out.imageStride;
+        stageFrom(k, shape, input, inOne, image0 + i, 1, inImage);
+        runRowItems(k, p, table, inImage, packed, 1, outImage);
+        unstageTo(k, shape, outImage, outOne, image0 + i, 1, output, bias);
+      }
+    });
   }
 }
 
