@@ -254,6 +254,7 @@ bool stageRowsOf(const uint16_t* src, ElementType io, Rounding, int64_t channels
   return stageBf16Rows_avx512(src, io, channels, kind, l, begin, end, staged);
 }
 
+// The slack after the buffer's last image is zeroed by zeroSlack.
 template <typename Source>
 bool stageWords(const WordPlan& wp, const Source* dense, ElementType io, Rounding rounding,
                 int64_t denseChannels, int64_t firstImage, int64_t images, uint32_t* staged) {
@@ -264,9 +265,12 @@ bool stageWords(const WordPlan& wp, const Source* dense, ElementType io, Roundin
     if (!stageRowsOf(src, io, rounding, denseChannels, wp.kind, l, begin, end, staged))
       unsafe.store(true, std::memory_order_relaxed);
   });
+  return !unsafe.load();
+}
+
+void zeroSlack(const StagedLayout& l, uint32_t* staged) {
   std::memset(staged + l.imageStride * l.images, 0,
               static_cast<size_t>(l.slackFloats + kSlackWords) * sizeof(uint32_t));
-  return !unsafe.load();
 }
 
 // The pass's input and output: dense fp32 buffers, or the caller's dense
@@ -297,101 +301,131 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
   const int64_t inputChannels = kind == RowPassKind::Forward ? s.inChannels : s.outChannels;
   const bool direct = storesDirectly(p);
   bool exact = packWords(wp, table, s, w, packed);
-  for (int64_t image0 = 0; exact && image0 < s.batch; image0 += p.imagesPerGroup) {
-    const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
-    const bool staged =
-        io.inWords
-            ? stageWords(wp, io.inWords, s.io, s.inputRounding, inputChannels, image0, images, in)
-            : stageWords(wp, io.in, s.io, s.inputRounding, inputChannels, image0, images, in);
-    if (!staged) {
-      exact = false;
-      break;
-    }
+  if (!exact) return false;
+  zeroSlack(p.in, in);
+  // The items [begin, end) of a group of `images` images staged at `staged`,
+  // whose first image is dense image `image0`.
+  auto runItems = [&](const uint32_t* staged, int64_t image0, int64_t images, int64_t begin,
+                      int64_t end) {
     uint16_t* outWords = io.outWords ? io.outWords + image0 * denseImageFloats(p.out) : nullptr;
     float* outFloats = io.out ? io.out + image0 * denseImageFloats(p.out) : nullptr;
-    parallelFor(rowItemCount(p, images), [&](int64_t begin, int64_t end) {
-      if (kernels.configure) kernels.configure();
-      alignas(64) float local[kLocalBlocks * kLocalPositions * kLanes];
-      for (int64_t item = begin; item < end; ++item) {
-        const RowItem r = rowItemAt(p, images, item);
-        Bf16RowJob job;
-        job.tapStride = p.tapFloats;
-        job.nb = r.nb;
-        job.inStep = static_cast<int>(p.inStep);
-        // Calls over whole reduction blocks (the tap table is ordered by
-        // block) with at most kernels.callWeightBytes of weights, so that
-        // they stay in cache across the position tiles; the accumulators go
-        // through memory between calls, in the same order of sums as one
-        // long call (the fp32 sums are stored and reloaded exactly, so any
-        // split gives the same bits). (Measured on AMX, 1 thread: one block
-        // per call, 3x3 64ch 56x56 2.2 ms, 1D k3 512ch 25 ms; two blocks or
-        // more 2.0 and 22.7.) bf16 pairs on AMX: calls of 20 KB of weights
-        // split between taps keep a call's weights and input rows in L1
-        // together (a 2 x 2 tile step from L1 runs at 91% of the TDPBF16PS
-        // peak, from L2 at 61-68%; medians of 5, bf16 1 thread, forward:
-        // 3D 3x3x3 64ch 10.8 -> 8.2 ms, 1D k3 512ch 23.9 -> 20.2, dilated
-        // 0.94, 2D 3x3 1.00; data gradient 0.82-0.93). hi/lo words, whose
-        // two entries per tap share an input tile, measured no gain.
-        const int64_t tapBytes = r.nb * kLanes * kLanes * 4;
-        const int64_t perBlock = r.tapCount / p.blocks.redPerGroup;
-        const int64_t blockBytes = std::max<int64_t>(1, perBlock * tapBytes);
-        const int64_t step =
-            wp.kind == PairKind::Pairs && kernels.pairCallTapBytes > 0
-                ? std::max<int64_t>(1, kernels.pairCallTapBytes / tapBytes)
-                : std::max<int64_t>(
-                      1, std::max<int64_t>(1, kernels.callWeightBytes / blockBytes) * perBlock);
-        auto run = [&]() {
-          // At least one call: a phase no tap meets stores zeros.
-          for (int64_t k = 0; k == 0 || k < r.tapCount; k += step) {
-            job.taps = table.offsets + r.tapBegin + k;
-            job.tapCount = std::min(step, r.tapCount - k);
-            job.weights = packed + r.weights + k * p.tapFloats;
-            job.accumulate = k > 0;
-            kernels.rows(job);
-          }
-        };
-        if (!direct) {
-          job.in = in + r.in;
-          job.out = out + r.out;
-          job.outColStep = r.outColStep;
-          job.outBlockStride = p.out.blockStride;
-          job.count = r.count;
-          run();
-          continue;
+    if (kernels.configure) kernels.configure();
+    alignas(64) float local[kLocalBlocks * kLocalPositions * kLanes];
+    for (int64_t item = begin; item < end; ++item) {
+      const RowItem r = rowItemAt(p, images, item);
+      Bf16RowJob job;
+      job.tapStride = p.tapFloats;
+      job.nb = r.nb;
+      job.inStep = static_cast<int>(p.inStep);
+      // Calls over whole reduction blocks (the tap table is ordered by
+      // block) with at most kernels.callWeightBytes of weights, so that
+      // they stay in cache across the position tiles; the accumulators go
+      // through memory between calls, in the same order of sums as one
+      // long call (the fp32 sums are stored and reloaded exactly, so any
+      // split gives the same bits). (Measured on AMX, 1 thread: one block
+      // per call, 3x3 64ch 56x56 2.2 ms, 1D k3 512ch 25 ms; two blocks or
+      // more 2.0 and 22.7.) bf16 pairs on AMX: calls of 20 KB of weights
+      // split between taps keep a call's weights and input rows in L1
+      // together (a 2 x 2 tile step from L1 runs at 91% of the TDPBF16PS
+      // peak, from L2 at 61-68%; medians of 5, bf16 1 thread, forward:
+      // 3D 3x3x3 64ch 10.8 -> 8.2 ms, 1D k3 512ch 23.9 -> 20.2, dilated
+      // 0.94, 2D 3x3 1.00; data gradient 0.82-0.93). hi/lo words, whose
+      // two entries per tap share an input tile, measured no gain.
+      const int64_t tapBytes = r.nb * kLanes * kLanes * 4;
+      const int64_t perBlock = r.tapCount / p.blocks.redPerGroup;
+      const int64_t blockBytes = std::max<int64_t>(1, perBlock * tapBytes);
+      const int64_t step =
+          wp.kind == PairKind::Pairs && kernels.pairCallTapBytes > 0
+              ? std::max<int64_t>(1, kernels.pairCallTapBytes / tapBytes)
+              : std::max<int64_t>(
+                    1, std::max<int64_t>(1, kernels.callWeightBytes / blockBytes) * perBlock);
+      auto run = [&]() {
+        // At least one call: a phase no tap meets stores zeros.
+        for (int64_t k = 0; k == 0 || k < r.tapCount; k += step) {
+          job.taps = table.offsets + r.tapBegin + k;
+          job.tapCount = std::min(step, r.tapCount - k);
+          job.weights = packed + r.weights + k * p.tapFloats;
+          job.accumulate = k > 0;
+          kernels.rows(job);
         }
-        // The item's sums in L1, then stored: the staged output never
-        // reaches memory.
-        job.in = in + r.in;
-        job.out = local;
-        job.outColStep = kLanes;
-        job.outBlockStride = kLocalPositions * kLanes;
+      };
+      if (!direct) {
+        job.in = staged + r.in;
+        job.out = out + r.out;
+        job.outColStep = r.outColStep;
+        job.outBlockStride = p.out.blockStride;
         job.count = r.count;
         run();
-        // A flattened segment runs on across staged rows (their padding
-        // columns are not stored).
-        for (int64_t done = 0; done < r.count;) {
-          int64_t row = 0, col = 0;
-          locate(p.out, r.out + done * kLanes, &row, &col);
-          const int64_t length = std::min(r.count - done, p.out.size[2] - col);
-          for (int b = 0; b < r.nb; ++b) {
-            const float* sums = local + (b * kLocalPositions + done) * kLanes;
-            const int64_t blockRow = row + b * p.out.size[0] * p.out.size[1];
-            if (outWords)
-              unstageWordSegment_avx512(sums, p.out, blockRow, col, length, outWords, s.io, bias);
-            else
-              unstageSegment_avx512(sums, p.out, blockRow, col, length, outFloats, bias);
-          }
-          done += length;
-        }
+        continue;
       }
-    });
+      // The item's sums in L1, then stored: the staged output never
+      // reaches memory.
+      job.in = staged + r.in;
+      job.out = local;
+      job.outColStep = kLanes;
+      job.outBlockStride = kLocalPositions * kLanes;
+      job.count = r.count;
+      run();
+      // A flattened segment runs on across staged rows (their padding
+      // columns are not stored).
+      for (int64_t done = 0; done < r.count;) {
+        int64_t row = 0, col = 0;
+        locate(p.out, r.out + done * kLanes, &row, &col);
+        const int64_t length = std::min(r.count - done, p.out.size[2] - col);
+        for (int b = 0; b < r.nb; ++b) {
+          const float* sums = local + (b * kLocalPositions + done) * kLanes;
+          const int64_t blockRow = row + b * p.out.size[0] * p.out.size[1];
+          if (outWords)
+            unstageWordSegment_avx512(sums, p.out, blockRow, col, length, outWords, s.io, bias);
+          else
+            unstageSegment_avx512(sums, p.out, blockRow, col, length, outFloats, bias);
+        }
+        done += length;
+      }
+    }
+  };
+  auto stageImages = [&](int64_t image0, int64_t images, uint32_t* staged) {
+    return io.inWords ? stageWords(wp, io.inWords, s.io, s.inputRounding, inputChannels, image0,
+                                   images, staged)
+                      : stageWords(wp, io.in, s.io, s.inputRounding, inputChannels, image0, images,
+                                   staged);
+  };
+  // Whole images per thread, as the fp32 row passes do (see
+  // eachThreadTakesWholeImages): each image's staged words are read by the
+  // core that wrote them, from its L2. Only for passes that store directly
+  // (no staged output to write back). RN50 3x3 64ch 56x56 bf16 forward
+  // (medians of 7, 1 / 2 threads): 0.94 / 0.83 of before.
+  if (direct && eachThreadTakesWholeImages(p, computeThreadCount(), false)) {
+    const int64_t itemsPerImage = rowItemCount(p, 1);
+    std::atomic<bool> unsafe{false};
+    for (int64_t image0 = 0; image0 < s.batch; image0 += p.imagesPerGroup) {
+      const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
+      parallelFor(images, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end && !unsafe.load(std::memory_order_relaxed); ++i) {
+          uint32_t* staged = in + i * p.in.imageStride;
+          if (!stageImages(image0 + i, 1, staged)) {
+            unsafe.store(true, std::memory_order_relaxed);
+            break;
+          }
+          runItems(staged, image0 + i, 1, 0, itemsPerImage);
+        }
+      });
+      if (unsafe.load()) return false;
+    }
+    return true;
+  }
+  for (int64_t image0 = 0; image0 < s.batch; image0 += p.imagesPerGroup) {
+    const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
+    if (!stageImages(image0, images, in)) return false;
+    parallelFor(rowItemCount(p, images),
+                [&](int64_t begin, int64_t end) { runItems(in, image0, images, begin, end); });
     if (direct) continue;
     if (io.outWords)
       unstageWords(out, p.out, image0, images, io.outWords, s.io, bias);
     else
       unstage(kAvx512Kernels, out, p.out, image0, images, io.out, bias);
   }
-  return exact;
+  return true;
 }
 
 void runFloatPass(Isa isa, RowPassKind kind, const ConvShape& s, const float* input, const float* w,

@@ -200,19 +200,6 @@ void unstageTo(const BlockedKernels&, const ConvShape& s, const float* staged,
   unstageWords(staged, l, firstImage, images, dense, s.io, bias);
 }
 
-// Whole images per thread (stage, compute, unstage on one core) when the
-// batch splits evenly enough and an image's staged input outweighs a tile's
-// weights (otherwise the items run tile by tile over the images, so that
-// each tile's weights are read once per group, not once per image).
-// Measured (pass bench, medians of 5, 1 / 2 threads): RN50 3x3 64ch 56x56 forward
-// 0.96 / 0.95, data gradient 0.97 / 0.95. The schedule depends on the thread
-// count; the bits do not.
-bool eachThreadTakesWholeImages(const RowPassPlan& p, int64_t threads) {
-  const int64_t images = p.imagesPerGroup;
-  if (p.in.imageStride < p.tileWeightFloats || images < threads) return false;
-  return images % threads == 0 || images >= 4 * threads;
-}
-
 template <typename Element>
 void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kind,
                 const Element* input, const float* w, Element* output, void* scratch,
@@ -232,7 +219,7 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
   float* out = scratchRegion<float>(scratch, p.outOffset);
   float* packed = scratchRegion<float>(scratch, p.weightOffset);
   packRowWeights(p, table, weightsOf(shape, w), packed);
-  const bool byImage = eachThreadTakesWholeImages(p, computeThreadCount());
+  const bool byImage = eachThreadTakesWholeImages(p, computeThreadCount(), true);
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
     if (!byImage) {

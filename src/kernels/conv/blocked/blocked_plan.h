@@ -192,6 +192,18 @@ inline int64_t rowItemCount(const RowPassPlan& p, int64_t images) {
   return images * p.blocks.tiles * p.itemsPerImageTile;
 }
 
+// Whether a row pass on `threads` threads runs whole images per thread
+// (stage, compute and store each image on one core) instead of spreading
+// every image's items over all threads: when the group splits evenly
+// enough and one image's staged input (and staged output, when the pass
+// writes one) with every tile's weights fits kWholeImageBytes, so that a
+// core's image and weights stay in its L2 between staging, the kernels and
+// the store. (Spread items split the weights between the threads instead:
+// better when they do not fit.) The schedule depends on the thread count;
+// the bits do not (the same items either way).
+constexpr uint64_t kWholeImageBytes = uint64_t{2} << 20;
+bool eachThreadTakesWholeImages(const RowPassPlan& p, int64_t threads, bool stagesOutput);
+
 }  // namespace blocked
 }  // namespace kernels
 }  // namespace aclcpu
