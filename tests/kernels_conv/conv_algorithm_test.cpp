@@ -548,6 +548,10 @@ std::vector<ConvShape> edgeShapes() {
   // last block of 1 row), single stride-2 rows of 61 (2 x lines each).
   v.push_back(edgeShape(2, 16, 16, 1, unit, {10, 3, 1, 1, 1, 0}, {60, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(1, 16, 16, 1, unit, {9, 3, 2, 1, 1, 0}, {121, 3, 2, 1, 1, 0}));
+  // Weight-gradient staging in groups smaller than the batch (2.6 MB of
+  // staged x and dy per image: one image per thread and group), chunks
+  // across image boundaries.
+  v.push_back(edgeShape(3, 16, 16, 1, unit, unit, {20000, 3, 1, 1, 1, 0}));
   // Many weight-gradient rows (every reduction chunk busy), batch 3.
   v.push_back(edgeShape(3, 16, 16, 1, unit, {150, 3, 1, 1, 1, 0}, {5, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(3, 32, 32, 32, unit, {150, 3, 1, 1, 1, 0}, {9, 3, 1, 1, 1, 0}));

@@ -369,17 +369,30 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
   const int64_t rowsPerBlock = std::max<int64_t>(
       1, std::min(kRowsPerBlock, kPositionsPerBlock / (segment * linesPerPosition)));
   const int64_t tapFloats = b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
-  for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
-    const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);
-    stageFrom(k, shape, x, p.x, image0, images, xs);
-    stageFrom(k, shape, dy, p.dy, image0, images, dys);
+  // Staged groups of about one L2 of images per thread (see
+  // weightGroupImages); the slack after a group's last image is zeroed
+  // behind it.
+  const int64_t groupSize = weightGroupImages(p, computeThreadCount());
+  StagedLayout xGroup = p.x, dyGroup = p.dy;
+  xGroup.images = dyGroup.images = groupSize;
+  for (int64_t image0 = 0; image0 < shape.batch; image0 += groupSize) {
+    const int64_t images = std::min(groupSize, shape.batch - image0);
+    stageFrom(k, shape, x, xGroup, image0, images, xs);
+    stageFrom(k, shape, dy, dyGroup, image0, images, dys);
     const int64_t groupBegin = image0 * rowsPerImage;
     const int64_t groupEnd = (image0 + images) * rowsPerImage;
+    // The chunks with rows in this group: [firstChunk, endChunk).
+    int64_t firstChunk = 0, endChunk = 0;
+    for (int64_t c = 0; c < p.chunks; ++c) {
+      const int64_t cBegin = p.rows * c / p.chunks, cEnd = p.rows * (c + 1) / p.chunks;
+      if (cEnd <= groupBegin) firstChunk = c + 1;
+      if (cBegin < groupEnd) endChunk = c + 1;
+    }
     // An item is (chunk, output block): each row block of the chunk is read
     // once for every reduction block and tap while it is in cache.
-    parallelFor(p.chunks * b.outBlocks, [&](int64_t begin, int64_t end) {
+    parallelFor((endChunk - firstChunk) * b.outBlocks, [&](int64_t begin, int64_t end) {
       for (int64_t item = begin; item < end; ++item) {
-        const int64_t chunk = item / b.outBlocks, ob = item % b.outBlocks;
+        const int64_t chunk = firstChunk + item / b.outBlocks, ob = item % b.outBlocks;
         const int64_t chunkBegin = p.rows * chunk / p.chunks;
         const int64_t rowBegin = std::max(chunkBegin, groupBegin);
         const int64_t rowEnd = std::min(p.rows * (chunk + 1) / p.chunks, groupEnd);

@@ -156,6 +156,14 @@ struct TapTable {
   int32_t* weightTap = nullptr;
 };
 
+// Images per staged group of a weight pass on `threads` threads: about
+// kWholeImageBytes of staged x and dy per thread (at least one image each),
+// at most the plan's group. Each group's chunks are spread over the threads,
+// so a thread's rows are mostly those it staged, read back from its L2. The
+// group size depends on the thread count; the bits do not (every chunk sums
+// its rows in row order whatever the groups).
+int64_t weightGroupImages(const WeightPassPlan& p, int64_t threads);
+
 // False when the blocked algorithm does not take the shape (channel layout,
 // strides it has no kernel for, or sizes that overflow). With a table (sized
 // by a first call: tapsPerTile entries at tapOffset), also fills it.
