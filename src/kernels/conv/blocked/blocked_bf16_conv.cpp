@@ -162,7 +162,9 @@ bool planWords(Isa isa, const ConvShape& s, RowPassKind pass, WordPlan* wp,
     return false;
   if (wp->kind == PairKind::HiLo) doubleTaps(&p, table);
   Regions r;
-  wp->inOffset = r.take(p.in.floats + kSlackWords, sizeof(uint32_t));
+  // p.in.floats has room for whole images per thread with a slack each
+  // (wholeImagePitch); these kernels' slack is kSlackWords longer.
+  wp->inOffset = r.take(p.in.floats + kSlackWords * (p.imagesPerGroup + 1), sizeof(uint32_t));
   wp->outOffset = r.take(storesDirectly(p) ? 0 : p.out.floats, sizeof(float));
   wp->weightOffset =
       r.take(static_cast<uint64_t>(p.tileWeightFloats) * static_cast<uint64_t>(p.blocks.tiles),
@@ -397,12 +399,17 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
   // (medians of 7, 1 / 2 threads): 0.94 / 0.83 of before.
   if (direct && eachThreadTakesWholeImages(p, computeThreadCount(), false)) {
     const int64_t itemsPerImage = rowItemCount(p, 1);
+    // Each image with a zeroed slack of its own (wholeImagePitch).
+    StagedLayout inOne = p.in;
+    inOne.images = 1;
+    const int64_t pitch = wholeImagePitch(p.in, kSlackWords);
     std::atomic<bool> unsafe{false};
     for (int64_t image0 = 0; image0 < s.batch; image0 += p.imagesPerGroup) {
       const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
       parallelFor(images, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end && !unsafe.load(std::memory_order_relaxed); ++i) {
-          uint32_t* staged = in + i * p.in.imageStride;
+          uint32_t* staged = in + i * pitch;
+          zeroSlack(inOne, staged);
           if (!stageImages(image0 + i, 1, staged)) {
             unsafe.store(true, std::memory_order_relaxed);
             break;

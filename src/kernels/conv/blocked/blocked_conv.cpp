@@ -232,15 +232,13 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
     // staged copies are in that core's L2 (the copies of a whole group
     // otherwise go out to memory and back twice). The same work items with
     // the same operands: the same bits as the loop above.
-    if (p.in.slackFloats > 0)
-      std::memset(in + p.in.imageStride * p.in.images, 0,
-                  static_cast<size_t>(p.in.slackFloats) * sizeof(float));
+    // Each image with a zeroed slack of its own (wholeImagePitch).
     StagedLayout inOne = p.in, outOne = p.out;
     inOne.images = outOne.images = 1;
-    inOne.slackFloats = 0;
+    const int64_t pitch = wholeImagePitch(p.in);
     parallelFor(images, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        float* inImage = in + i * p.in.imageStride;
+        float* inImage = in + i * pitch;
         float* outImage = out + i * p.out.imageStride;
         stageFrom(k, shape, input, inOne, image0 + i, 1, inImage);
         runRowItems(k, p, table, inImage, packed, 1, outImage);

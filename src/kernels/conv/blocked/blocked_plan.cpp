@@ -421,6 +421,9 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   p.tileWeightFloats = sz.mul(taps, tapFloats);
   p.itemsPerImageTile = items;
   if (!sz.ok || !groupImages(s.batch, {&p.in, &p.out}, &p.imagesPerGroup)) return false;
+  // Room for whole images per thread, each staged with a slack of its own.
+  const int64_t pitched = sz.add(sz.mul(wholeImagePitch(p.in), p.imagesPerGroup), p.in.slackFloats);
+  p.in.floats = std::max<uint64_t>(p.in.floats, static_cast<uint64_t>(pitched));
 
   bool ok = true;
   Region region;
@@ -466,6 +469,10 @@ void tapsInside(const TapRows& t, int64_t q, int64_t* lo, int64_t* hi) {
 void rowsInside(const TapRows& t, int64_t q, int64_t rows, int64_t j, int64_t* lo, int64_t* hi) {
   conv_detail::validOutputRange(q * t.qStep + t.first + j * t.jStep, t.qStep, t.extent, rows, lo,
                                 hi);
+}
+
+int64_t wholeImagePitch(const StagedLayout& l, int64_t extraSlack) {
+  return (l.imageStride + l.slackFloats + extraSlack + kLanes - 1) / kLanes * kLanes;
 }
 
 // Measured (pass bench, medians of 7, 1 / 2 threads): RN50 3x3 64ch 56x56

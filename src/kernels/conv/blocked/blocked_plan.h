@@ -210,6 +210,11 @@ inline int64_t rowItemCount(const RowPassPlan& p, int64_t images) {
 // better when they do not fit.) The schedule depends on the thread count;
 // the bits do not (the same items either way).
 constexpr uint64_t kWholeImageBytes = uint64_t{2} << 20;
+// Floats from one image's staged input to the next when whole images run
+// per thread: each image is followed by a slack of its own (the kernels
+// read past an image's last row), so no thread reads where another stages.
+// The row pass plans room for imagesPerGroup of them plus the slack.
+int64_t wholeImagePitch(const StagedLayout& l, int64_t extraSlack = 0);
 bool eachThreadTakesWholeImages(const RowPassPlan& p, int64_t threads, bool stagesOutput);
 
 }  // namespace blocked
