@@ -395,8 +395,10 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
   // Whole images per thread, as the fp32 row passes do (see
   // eachThreadTakesWholeImages): each image's staged words are read by the
   // core that wrote them, from its L2. Only for passes that store directly
-  // (no staged output to write back). RN50 3x3 64ch 56x56 bf16 forward
-  // (medians of 7, 1 / 2 threads): 0.94 / 0.83 of before.
+  // (no staged output to write back). Medians of 7, 1 / 2 threads: pass
+  // bench (fp32 sources) RN50 3x3 64ch forward 0.95 / 0.97, 256ch 14x14 0.97
+  // / 0.93-0.96; through the operator on bf16 words 1.02 / 0.99-1.02, no
+  // gain beyond the noise there.
   if (direct && eachThreadTakesWholeImages(p, computeThreadCount(), false)) {
     const int64_t itemsPerImage = rowItemCount(p, 1);
     // Each image with a zeroed slack of its own (wholeImagePitch).

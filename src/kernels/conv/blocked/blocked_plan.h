@@ -200,6 +200,14 @@ inline int64_t rowItemCount(const RowPassPlan& p, int64_t images) {
   return images * p.blocks.tiles * p.itemsPerImageTile;
 }
 
+// The L2 share a thread's staged image(s) and weights may take in the
+// whole-image schedules below.
+constexpr uint64_t kWholeImageBytes = uint64_t{2} << 20;
+// Floats from one image's staged input to the next when whole images run
+// per thread: each image is followed by a slack of its own (the kernels
+// read past an image's last row), so no thread reads where another stages.
+// The row pass plans room for imagesPerGroup of them plus the slack.
+int64_t wholeImagePitch(const StagedLayout& l, int64_t extraSlack = 0);
 // Whether a row pass on `threads` threads runs whole images per thread
 // (stage, compute and store each image on one core) instead of spreading
 // every image's items over all threads: when the group splits evenly
@@ -209,12 +217,6 @@ inline int64_t rowItemCount(const RowPassPlan& p, int64_t images) {
 // the store. (Spread items split the weights between the threads instead:
 // better when they do not fit.) The schedule depends on the thread count;
 // the bits do not (the same items either way).
-constexpr uint64_t kWholeImageBytes = uint64_t{2} << 20;
-// Floats from one image's staged input to the next when whole images run
-// per thread: each image is followed by a slack of its own (the kernels
-// read past an image's last row), so no thread reads where another stages.
-// The row pass plans room for imagesPerGroup of them plus the slack.
-int64_t wholeImagePitch(const StagedLayout& l, int64_t extraSlack = 0);
 bool eachThreadTakesWholeImages(const RowPassPlan& p, int64_t threads, bool stagesOutput);
 
 }  // namespace blocked
