@@ -302,9 +302,7 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
   uint32_t* packed = scratchRegion<uint32_t>(scratch, wp.weightOffset);
   const int64_t inputChannels = kind == RowPassKind::Forward ? s.inChannels : s.outChannels;
   const bool direct = storesDirectly(p);
-  bool exact = packWords(wp, table, s, w, packed);
-  if (!exact) return false;
-  zeroSlack(p.in, in);
+  if (!packWords(wp, table, s, w, packed)) return false;
   // The items [begin, end) of a group of `images` images staged at `staged`,
   // whose first image is dense image `image0`.
   auto runItems = [&](const uint32_t* staged, int64_t image0, int64_t images, int64_t begin,
@@ -423,6 +421,7 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
     }
     return true;
   }
+  zeroSlack(p.in, in);  // after the group's last image
   for (int64_t image0 = 0; image0 < s.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
     if (!stageImages(image0, images, in)) return false;
