@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/blocked_kernels.h"
@@ -307,6 +308,86 @@ bool im2colTakesStridedRowWeights(const ConvShape& s) {
 constexpr int64_t kRowsPerBlock = 8;
 constexpr int64_t kPositionsPerBlock = 224;
 
+// Taps along W whose x columns lie a whole number of output columns apart
+// share their x reads (WeightTapsJob): taps kw, kw + step, kw + 2 step, ...
+// read columns `shift` apart (stride 1: step 1, shift the dilation; stride
+// 2, dilation 1: step 2, shift 1). step 0: every tap alone.
+struct TapRuns {
+  int64_t step = 0, shift = 0;
+};
+
+TapRuns tapRunsOf(const BlockedKernels& k, const WeightPassPlan& p) {
+  TapRuns runs;
+  const int64_t tapStep = p.tapStep[2], colStep = p.colStepX;
+  if (!k.weightGradTaps || p.blocks.depthwise || p.blocks.laneGroups != 1 || tapStep <= 0 ||
+      colStep <= 0)
+    return runs;
+  const int64_t common = std::gcd(tapStep, colStep);
+  if (colStep / common >= p.taps[2]) return runs;  // no two taps share a column
+  runs.step = colStep / common;
+  runs.shift = tapStep / common;
+  return runs;
+}
+
+// The taps of the next WeightTapsJob when `left` taps of a run's class
+// remain: runs of three, and two twos rather than three and one.
+int64_t tapRunLength(int64_t left) {
+  return left == 4 ? 2 : std::min<int64_t>(left, WeightTapsJob::kMaxTaps);
+}
+
+// The taps kw of one kernel row (kd, kh) of a weight-gradient row block,
+// over the columns [c0, c1) of the block's rows whose x column is inside x
+// (the others read padding; RN50 3x3 512ch 7x7 weight gradient, 1 thread,
+// medians of 7: 21.2 -> 19.6 ms). x and dy: the block's first row at
+// column 0 (x of tap kw = 0); dw: tap kw = 0's partial sums. `job` holds
+// the rows, strides and accumulate flag.
+void weightTapRow(const BlockedKernels& k, const WeightPassPlan& p, const TapRuns& runs,
+                  WeightJob job, const float* x, const float* dy, float* dw, int64_t c0,
+                  int64_t c1) {
+  const ChannelBlocks& b = p.blocks;
+  const int64_t taps = p.taps[2];
+  const int64_t tapFloats = b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
+  const int64_t width = job.cols;
+  auto columns = [&](int64_t kw, int64_t* lo, int64_t* hi) {
+    rowsInside(p.tapRows[2], 0, width, kw, lo, hi);
+    *lo = std::max(*lo, c0);
+    *hi = std::max(*lo, std::min(*hi, c1));
+  };
+  const int64_t step = runs.step > 0 ? runs.step : taps;
+  for (int64_t first = 0; first < std::min(step, taps); ++first) {
+    for (int64_t kw = first; kw < taps;) {
+      const int64_t n = runs.step > 0 ? tapRunLength((taps - 1 - kw) / step + 1) : 1;
+      if (n == 1) {
+        int64_t lo = 0, hi = 0;
+        columns(kw, &lo, &hi);
+        WeightJob one = job;
+        one.cols = hi - lo;
+        one.dy = dy + lo * kLanes;
+        one.x = x + kw * p.tapStep[2] + lo * p.colStepX;
+        one.dw = dw + kw * tapFloats;
+        (b.depthwise ? k.depthwiseWeightGrad : k.weightGrad)(one);
+        kw += step;
+        continue;
+      }
+      WeightTapsJob run;
+      run.x = x + kw * p.tapStep[2];
+      run.xColStep = job.xColStep;
+      run.xRowStride = job.xRowStride;
+      run.dy = dy;
+      run.dyRowStride = job.dyRowStride;
+      run.rows = job.rows;
+      run.taps = static_cast<int>(n);
+      run.tapShift = runs.shift;
+      run.accumulate = job.accumulate;
+      for (int t = 0; t < run.taps; ++t, kw += step) {
+        columns(kw, &run.lo[t], &run.hi[t]);
+        run.dw[t] = dw + kw * tapFloats;
+      }
+      k.weightGradTaps(run);
+    }
+  }
+}
+
 }  // namespace
 
 bool acceptsForward(const ConvShape& shape, Channels kind) {
@@ -368,6 +449,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
   const int64_t rowsPerBlock = std::max<int64_t>(
       1, std::min(kRowsPerBlock, kPositionsPerBlock / (segment * linesPerPosition)));
   const int64_t tapFloats = b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
+  const TapRuns runs = tapRunsOf(k, p);
   // Staged groups of about one L2 of images per thread (see
   // weightGroupImages); the slack after a group's last image is zeroed
   // behind it.
@@ -402,6 +484,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
           const int64_t rows = std::min({rowsPerBlock, rowEnd - r0, planeRows - oh});
           const int64_t image = plane / shape.out[0] - image0, od = plane % shape.out[0];
           WeightJob job;
+          job.cols = width;  // weightTapRow's columns [c0, c1) are within these
           job.xColStep = p.colStepX;
           job.xRowStride = p.rowStepX[1];
           job.dyRowStride = p.dy.rowStride;
@@ -427,21 +510,11 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
                   int64_t lo = 0, hi = 0;
                   if (depthHi > depthLo) rowsInside(p.tapRows[1], oh, rows, kh, &lo, &hi);
                   job.rows = hi - lo;
-                  for (int64_t kw = 0; kw < p.taps[2]; ++kw, ++tap) {
-                    // And the columns whose x column is inside (RN50 3x3
-                    // 512ch 7x7 weight gradient, 1 thread, medians of 7: 21.2
-                    // -> 19.6 ms), within the segment.
-                    int64_t cLo = 0, cHi = 0;
-                    rowsInside(p.tapRows[2], 0, width, kw, &cLo, &cHi);
-                    cLo = std::max(cLo, c0);
-                    cHi = std::max(cLo, std::min(cHi, c1));
-                    job.cols = cHi - cLo;
-                    job.dy = dyBase + lo * p.dy.rowStride + cLo * kLanes;
-                    job.x = xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + kw * p.tapStep[2] +
-                            lo * p.rowStepX[1] + cLo * p.colStepX;
-                    job.dw = part + r * p.blockFloats + tap * tapFloats;
-                    (b.depthwise ? k.depthwiseWeightGrad : k.weightGrad)(job);
-                  }
+                  weightTapRow(k, p, runs, job,
+                               xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + lo * p.rowStepX[1],
+                               dyBase + lo * p.dy.rowStride,
+                               part + r * p.blockFloats + tap * tapFloats, c0, c1);
+                  tap += p.taps[2];
                 }
               }
             }

@@ -135,6 +135,28 @@ struct WeightJob {
   int laneGroups = 1;
 };
 void f32_convbwdw_16x16_avx512(const WeightJob& job);
+
+// Weight gradient of a run of `taps` (1 to 3) taps along W whose x columns
+// are `tapShift` columns apart, over a block of rows: for t < taps,
+//   dw[t][c * 16 + o] (+)= sum over rows r, then columns j in [lo[t], hi[t]), of
+//     x[r * xRowStride + (j + t * tapShift) * xColStep + c] * dy[r * dyRowStride + j * 16 + o]
+// i.e. one WeightJob per tap, with the same sums in the same order (the same
+// bits), sharing each x broadcast across the taps.
+struct WeightTapsJob {
+  static constexpr int kMaxTaps = 3;
+  const float* x = nullptr;  // tap 0, column 0
+  int64_t xColStep = 0;
+  int64_t xRowStride = 0;
+  const float* dy = nullptr;  // column 0
+  int64_t dyRowStride = 0;
+  int64_t rows = 0;
+  int taps = 0;
+  int64_t tapShift = 0;
+  int64_t lo[kMaxTaps] = {}, hi[kMaxTaps] = {};
+  float* dw[kMaxTaps] = {};
+  bool accumulate = false;
+};
+void f32_convbwdw_taps3x8x16_avx512(const WeightTapsJob& job);
 void f32_dwconvbwdw_16_avx512(const WeightJob& job);
 void f32_convbwdw_16x16_avx2(const WeightJob& job);
 void f32_dwconvbwdw_16_avx2(const WeightJob& job);
@@ -178,6 +200,8 @@ struct BlockedKernels {
   void (*depthwiseRows)(const RowJob&);
   void (*weightGrad)(const WeightJob&);
   void (*depthwiseWeightGrad)(const WeightJob&);
+  // Runs of taps along W (dense, ungrouped blocks); null: one weightGrad per tap.
+  void (*weightGradTaps)(const WeightTapsJob&);
   void (*stageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
   void (*unstageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*, const float*);
   // stageRows with HF32 rounding; null where the ISA has none (its registry
@@ -185,14 +209,19 @@ struct BlockedKernels {
   void (*stageHf32Rows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
 };
 
-constexpr BlockedKernels kAvx512Kernels{f32_conv_rows_nb16_avx512, f32_dwconv_rows_nb16_avx512,
-                                        f32_convbwdw_16x16_avx512, f32_dwconvbwdw_16_avx512,
-                                        stageRows_avx512,          unstageRows_avx512,
+constexpr BlockedKernels kAvx512Kernels{f32_conv_rows_nb16_avx512,
+                                        f32_dwconv_rows_nb16_avx512,
+                                        f32_convbwdw_16x16_avx512,
+                                        f32_dwconvbwdw_16_avx512,
+                                        f32_convbwdw_taps3x8x16_avx512,
+                                        stageRows_avx512,
+                                        unstageRows_avx512,
                                         stageHf32Rows_avx512};
 constexpr BlockedKernels kAvx2Kernels{f32_conv_rows_nb16_avx2,
                                       f32_dwconv_rows_nb16_avx2,
                                       f32_convbwdw_16x16_avx2,
                                       f32_dwconvbwdw_16_avx2,
+                                      nullptr,
                                       stageRows_avx2,
                                       unstageRows_avx2,
                                       nullptr};
