@@ -172,13 +172,14 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
 // for the row's vectors v in order, the last one masked (lanes past the row
 // stay out of the sum: x there may be inf). Four partial sums per tap, one
 // per vector of a 64-column block, so that the adds do not wait on one
-// another; T = 2 runs two taps side by side for twice the chains.
+// another; T = 2 or 3 run taps side by side, sharing each dy load, for
+// more chains (each tap's sums are the same whatever T).
 // Always inlined: through a call the accumulators would live in memory.
 template <int T, int kLast>
 [[gnu::always_inline]] inline void addLastVector(const float* const* xs, const float* dp, int64_t c,
                                                  __mmask16 last, __m512 (&a)[T][4]) {
   const __m512 d = _mm512_maskz_loadu_ps(last, dp + c);
-#pragma GCC unroll 2
+#pragma GCC unroll 3
   for (int t = 0; t < T; ++t)
     a[t][kLast] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xs[t] + c), d, a[t][kLast], last);
 }
@@ -191,7 +192,7 @@ template <int T>
 #pragma GCC unroll 4
     for (int u = 0; u < 4; ++u) {
       const __m512 d = _mm512_loadu_ps(dp + (v + u) * kLanes);
-#pragma GCC unroll 2
+#pragma GCC unroll 3
       for (int t = 0; t < T; ++t)
         a[t][u] = _mm512_fmadd_ps(_mm512_loadu_ps(xs[t] + (v + u) * kLanes), d, a[t][u]);
     }
@@ -201,7 +202,7 @@ template <int T>
   for (int u = 0; u < 3; ++u) {
     if (u >= rem) break;
     const __m512 d = _mm512_loadu_ps(dp + (v + u) * kLanes);
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int t = 0; t < T; ++t)
       a[t][u] = _mm512_fmadd_ps(_mm512_loadu_ps(xs[t] + (v + u) * kLanes), d, a[t][u]);
   }
@@ -241,20 +242,28 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
   auto taps = [&](auto width, const float* buf, int64_t r0, int64_t rows, int64_t i, int64_t k) {
     constexpr int T = decltype(width)::value;
     __m512 a[T][4];
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int t = 0; t < T; ++t)
 #pragma GCC unroll 4
       for (int u = 0; u < 4; ++u) a[t][u] = _mm512_setzero_ps();
     const bool fetch = i == 0 && k == 0 && j.nextX != nullptr;
     for (int64_t r = 0; r < rows; ++r) {
       if (fetch) {
-        for (; fetchedX < (r0 + r + 1) * linesX / g.dstH; ++fetchedX)
-          _mm_prefetch(static_cast<const char*>(j.nextX) + fetchedX * 64, _MM_HINT_T1);
-        for (; fetchedDy < (r0 + r + 1) * linesDy / g.dstH; ++fetchedDy)
-          _mm_prefetch(static_cast<const char*>(j.nextDy) + fetchedDy * 64, _MM_HINT_T1);
+        // The bounds in locals: through the captured counters the compiler
+        // re-divided on every line (a third of this kernel's time).
+        const int64_t endX = (r0 + r + 1) * linesX / g.dstH;
+        const int64_t endDy = (r0 + r + 1) * linesDy / g.dstH;
+        const char* nextX = static_cast<const char*>(j.nextX);
+        const char* nextDy = static_cast<const char*>(j.nextDy);
+        for (int64_t line = fetchedX; line < endX; ++line)
+          _mm_prefetch(nextX + line * 64, _MM_HINT_T1);
+        for (int64_t line = fetchedDy; line < endDy; ++line)
+          _mm_prefetch(nextDy + line * 64, _MM_HINT_T1);
+        fetchedX = endX > fetchedX ? endX : fetchedX;
+        fetchedDy = endDy > fetchedDy ? endDy : fetchedDy;
       }
       const float* xs[T];
-#pragma GCC unroll 2
+#pragma GCC unroll 3
       for (int t = 0; t < T; ++t)
         xs[t] = buf + (r * g.rowStride + i * g.dilH) * rowFloats + (k + t) * g.dilW;
       const float* dp = nullptr;
@@ -264,7 +273,7 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
         dp = dy + (r0 + r) * g.dstW;
       addRow<T>(xs, dp, fullVectors, last, a);
     }
-#pragma GCC unroll 2
+#pragma GCC unroll 3
     for (int t = 0; t < T; ++t) {
       float* acc = j.acc + (i * g.kw + k + t) * kLanes;
       const __m512 sum =
@@ -276,7 +285,11 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
     if constexpr (kConvertDy) copyRun<D>(dy + r0 * g.dstW, rows * g.dstW, dyBuf);
     for (int64_t i = 0; i < g.kh; ++i) {
       int64_t k = 0;
-      for (; k + 2 <= g.kw; k += 2) taps(std::integral_constant<int, 2>{}, buf, r0, rows, i, k);
+      for (; k + 3 <= g.kw; k += 3) taps(std::integral_constant<int, 3>{}, buf, r0, rows, i, k);
+      if (k + 2 <= g.kw) {
+        taps(std::integral_constant<int, 2>{}, buf, r0, rows, i, k);
+        k += 2;
+      }
       if (k < g.kw) taps(std::integral_constant<int, 1>{}, buf, r0, rows, i, k);
     }
   };
