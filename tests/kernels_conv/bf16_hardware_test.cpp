@@ -14,11 +14,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -341,6 +343,56 @@ TEST_P(Bf16Hardware, WordsRunsRoundTheFloatRunAndRefuseUnsafeWords) {
   }
   // Forward and data gradient: direct and pointwise bf16; AMX also fp16.
   EXPECT_GE(checked, GetParam() == Isa::Amx ? 6 : 4);
+}
+
+// The runs that read the weights as the caller's bf16 words too: the words
+// run's bits on the same weights as fp32 (weights whose last word ends the
+// buffer, so the packer's guard against reading past it runs), and a
+// refusal for an unsafe weight word.
+TEST_P(Bf16Hardware, AllWordsRunsMatchTheWordsRunsAndRefuseUnsafeWeights) {
+  const uint32_t patterns[] = {0x00400000u, 0x2B000000u, 0x7F800000u, 0x7FC00000u};
+  std::mt19937 rng(16);
+  int checked = 0;
+  for (const HardwareCase& c : hardwareCases(GetParam())) {
+    ConvShape s = c.shape;
+    s.io = ElementType::BF16;
+    if (c.rounding != Rounding::BF16 || !c.bf16->runAllWords || !c.bf16->acceptsWords(s)) continue;
+    ++checked;
+    const std::vector<float> a = values(countOf(c.bf16->pass, s, 0), c.rounding, rng);
+    const std::vector<float> w = values(countOf(c.bf16->pass, s, 1), c.rounding, rng);
+    std::vector<uint16_t> words, weightWords;
+    for (float v : a) words.push_back(floatToBf16(v));
+    for (float v : w) weightWords.push_back(floatToBf16(v));
+    Scratch scratch(c.bf16->scratchBytes(s), 0xff);
+    const int64_t outputs = c.bf16->pass == ConvPass::Forward ? yCount(s) : xCount(s);
+    std::vector<uint16_t> expected(static_cast<size_t>(outputs), 0xFFFF);
+    std::vector<uint16_t> got(expected.size(), 0xFFFF);
+    ASSERT_TRUE(
+        c.bf16->runWords(s, words.data(), w.data(), nullptr, expected.data(), scratch.get()));
+    // The weights in a buffer of their own size, as a caller's tensor.
+    auto exact = std::make_unique<uint16_t[]>(weightWords.size());
+    std::copy(weightWords.begin(), weightWords.end(), exact.get());
+    ASSERT_TRUE(
+        c.bf16->runAllWords(s, words.data(), exact.get(), nullptr, got.data(), scratch.get()))
+        << c.bf16->name << " refused ordinary data";
+    EXPECT_EQ(got, expected) << c.bf16->name;
+    for (size_t at : {weightWords.size() / 3, weightWords.size() - 1}) {
+      for (uint32_t bits : patterns) {
+        std::copy(weightWords.begin(), weightWords.end(), exact.get());
+        exact[at] = static_cast<uint16_t>(bits >> 16);
+        EXPECT_FALSE(
+            c.bf16->runAllWords(s, words.data(), exact.get(), nullptr, got.data(), scratch.get()))
+            << c.bf16->name << " took 0x" << std::hex << bits << " at weight " << std::dec << at;
+      }
+    }
+    // fp16 words go the runWords way.
+    ConvShape half = s;
+    half.io = ElementType::F16;
+    EXPECT_FALSE(
+        c.bf16->runAllWords(half, words.data(), exact.get(), nullptr, got.data(), scratch.get()));
+    EXPECT_TRUE(scratch.guardsIntact()) << c.bf16->name;
+  }
+  EXPECT_GE(checked, 2);  // forward and data gradient (direct entries)
 }
 
 // The same for the weight gradients' words runs: dw in fp32, the fp32 run's

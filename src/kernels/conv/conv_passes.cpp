@@ -125,6 +125,13 @@ bool runWordsPass(ConvPass pass, const ConvShape& s, const uint16_t* a, const fl
   return selectConvAlgorithm(pass, s, activeIsa()).runWords(s, a, b, bias, out, scratch);
 }
 
+bool runAllWordsPass(ConvPass pass, const ConvShape& s, const uint16_t* a, const uint16_t* b,
+                     uint16_t* out, void* scratch, const float* bias) {
+  if (!takesWords(pass, s)) return false;
+  const ConvAlgorithm& algorithm = selectConvAlgorithm(pass, s, activeIsa());
+  return algorithm.runAllWords && algorithm.runAllWords(s, a, b, bias, out, scratch);
+}
+
 bool roundsInputs(ConvPass pass, const ConvShape& s) {
   if (workOf(pass, s) != Work::Compute) return true;
   return selectConvAlgorithm(pass, s, activeIsa()).roundsHf32Inputs;
@@ -154,6 +161,14 @@ bool convForwardWords(const ConvShape& shape, const uint16_t* x, const float* w,
 bool convBackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
                            void* scratch, const float* bias) {
   return runWordsPass(ConvPass::BackwardData, shape, dy, w, dx, scratch, bias);
+}
+bool convForwardAllWords(const ConvShape& shape, const uint16_t* x, const uint16_t* w, uint16_t* y,
+                         void* scratch, const float* bias) {
+  return runAllWordsPass(ConvPass::Forward, shape, x, w, y, scratch, bias);
+}
+bool convBackwardDataAllWords(const ConvShape& shape, const uint16_t* dy, const uint16_t* w,
+                              uint16_t* dx, void* scratch, const float* bias) {
+  return runAllWordsPass(ConvPass::BackwardData, shape, dy, w, dx, scratch, bias);
 }
 bool convBackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
                              float* dw, void* scratch) {

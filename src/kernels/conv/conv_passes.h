@@ -60,6 +60,15 @@ bool convBackwardDataWords(const ConvShape& shape, const uint16_t* dy, const flo
                            void* scratch, const float* bias = nullptr);
 bool convBackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
                              float* dw, void* scratch);
+// convForwardWords / convBackwardDataWords with the weights, too, as the
+// caller's dense words of type shape.io ([O, C / G, taps]), for the
+// algorithms that pack them without an fp32 copy; false where the pass's
+// algorithm has no such run or the data needs another path (the caller then
+// makes the fp32 weights and calls the run above). The same bits as it.
+bool convForwardAllWords(const ConvShape& shape, const uint16_t* x, const uint16_t* w, uint16_t* y,
+                         void* scratch, const float* bias = nullptr);
+bool convBackwardDataAllWords(const ConvShape& shape, const uint16_t* dy, const uint16_t* w,
+                              uint16_t* dx, void* scratch, const float* bias = nullptr);
 
 // Whether the pass reads its inputs (x, dy) as the caller's raw fp32 values
 // and rounds them itself when shape.inputRounding is HF32 (its algorithm

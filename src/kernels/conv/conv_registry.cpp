@@ -230,6 +230,16 @@ bool bf16BackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* 
   return blocked::bf16BackwardDataWords(isa, s, dy, w, dx, scratch, bias);
 }
 template <Isa isa>
+bool bf16ForwardAllWords(const ConvShape& s, const uint16_t* x, const uint16_t* w,
+                         const float* bias, uint16_t* y, void* scratch) {
+  return blocked::bf16ForwardWordWeights(isa, s, x, w, y, scratch, bias);
+}
+template <Isa isa>
+bool bf16BackwardDataAllWords(const ConvShape& s, const uint16_t* dy, const uint16_t* w,
+                              const float* bias, uint16_t* dx, void* scratch) {
+  return blocked::bf16BackwardDataWordWeights(isa, s, dy, w, dx, scratch, bias);
+}
+template <Isa isa>
 void bf16BackwardWeightRun(const ConvShape& s, const float* x, const float* dy, float* dw,
                            void* scratch) {
   blocked::bf16BackwardWeight(isa, s, x, dy, dw, scratch);
@@ -425,7 +435,7 @@ const ConvAlgorithm kAlgorithms[] = {
    pointwiseForwardBias<Isa::Amx>, wordsAreOperands, pointwiseForwardWords<Isa::Amx>},
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
    bf16ForwardScratch<Isa::Amx>, bf16ForwardRun<Isa::Amx>, bf16ForwardBias<Isa::Amx>,
-   wordsAreOperands, bf16ForwardWords<Isa::Amx>},
+   wordsAreOperands, bf16ForwardWords<Isa::Amx>, nullptr, false, bf16ForwardAllWords<Isa::Amx>},
   {"bf16x2_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<false>,
    bf16ForwardScratch<Isa::Amx>, bf16ForwardRun<Isa::Amx>, bf16ForwardBias<Isa::Amx>,
    wordsAreOperands, bf16ForwardWords<Isa::Amx>, nullptr, true},
@@ -437,7 +447,7 @@ const ConvAlgorithm kAlgorithms[] = {
   {"bf16_conv_fwd_direct_nw16_avx512bf16", kF, Isa::Avx512Bf16,
    bf16Forward<true, Isa::Avx512Bf16>, bf16ForwardScratch<Isa::Avx512Bf16>,
    bf16ForwardRun<Isa::Avx512Bf16>, bf16ForwardBias<Isa::Avx512Bf16>, wordsAreOperands,
-   bf16ForwardWords<Isa::Avx512Bf16>},
+   bf16ForwardWords<Isa::Avx512Bf16>, nullptr, false, bf16ForwardAllWords<Isa::Avx512Bf16>},
   {"bf16_gconv_fwd_plane_w16_avx512bf16", kF, Isa::Avx512Bf16, bf16GroupedPlaneForward,
    nchw_plane::correlationScratchBytes, bf16PlaneForward, bf16PlaneForwardBias, wordsAreOperands,
    bf16PlaneForwardWords},
@@ -478,7 +488,8 @@ const ConvAlgorithm kAlgorithms[] = {
    pointwiseBackwardDataBias<Isa::Amx>, wordsAreOperands, pointwiseBackwardDataWords<Isa::Amx>},
   {"bf16_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<true>,
    bf16BackwardDataScratch<Isa::Amx>, bf16BackwardDataRun<Isa::Amx>,
-   bf16BackwardDataBias<Isa::Amx>, wordsAreOperands, bf16BackwardDataWords<Isa::Amx>},
+   bf16BackwardDataBias<Isa::Amx>, wordsAreOperands, bf16BackwardDataWords<Isa::Amx>, nullptr,
+   false, bf16BackwardDataAllWords<Isa::Amx>},
   {"bf16x2_conv_bwdd_direct_nw16_amx", kD, Isa::Amx, bf16BackwardData<false>,
    bf16BackwardDataScratch<Isa::Amx>, bf16BackwardDataRun<Isa::Amx>,
    bf16BackwardDataBias<Isa::Amx>, wordsAreOperands, bf16BackwardDataWords<Isa::Amx>, nullptr,
@@ -490,7 +501,8 @@ const ConvAlgorithm kAlgorithms[] = {
   {"bf16_conv_bwdd_direct_nw16_avx512bf16", kD, Isa::Avx512Bf16,
    bf16BackwardData<true, Isa::Avx512Bf16>, bf16BackwardDataScratch<Isa::Avx512Bf16>,
    bf16BackwardDataRun<Isa::Avx512Bf16>, bf16BackwardDataBias<Isa::Avx512Bf16>, wordsAreOperands,
-   bf16BackwardDataWords<Isa::Avx512Bf16>},
+   bf16BackwardDataWords<Isa::Avx512Bf16>, nullptr, false,
+   bf16BackwardDataAllWords<Isa::Avx512Bf16>},
   {"bf16_gconv_bwdd_plane_w16_avx512bf16", kD, Isa::Avx512Bf16, bf16GroupedPlaneBackwardData,
    nchw_plane::correlationScratchBytes, bf16PlaneBackwardData, bf16PlaneBackwardDataBias,
    wordsAreOperands, bf16PlaneBackwardDataWords},

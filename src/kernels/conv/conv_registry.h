@@ -41,6 +41,12 @@ struct ConvAlgorithm {
   // The fp32 runs take shape.inputRounding HF32: the inputs (x, dy) as the
   // caller's raw values, rounded as they are read.
   bool roundsHf32Inputs = false;
+  // Optional: runWords with the weights, too, as the caller's dense words of
+  // type shape.io ([O, C / G, taps]): no fp32 copy of them is made. False
+  // also where the shape's words do not go this way (the caller then runs
+  // runWords on fp32 weights).
+  bool (*runAllWords)(const ConvShape& shape, const uint16_t* a, const uint16_t* b,
+                      const float* bias, uint16_t* out, void* scratch) = nullptr;
 };
 
 // Runs `algorithm`, then (bias not null) makes out[n, c, ...] += bias[c]:

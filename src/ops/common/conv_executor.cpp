@@ -68,9 +68,10 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
     };
     // x and dy are staged when a pass first needs them: a pass on 16-bit
     // words needs no fp32 copy of its operands.
-    const float* w = operand(p.w, plan_.inPlace.w, plan_.w);
+    const float* w = nullptr;
     const float* x = nullptr;
     const float* dy = nullptr;
+    auto stagedW = [&] { return w ? w : (w = operand(p.w, plan_.inPlace.w, plan_.w)); };
     auto stagedX = [&] { return x ? x : (x = operand(p.x, plan_.inPlace.x, plan_.x)); };
     auto stagedDy = [&] { return dy ? dy : (dy = operand(p.dy, plan_.inPlace.dy, plan_.dy)); };
     void* scratch = workspaceAt<char>(ws, plan_.scratch);
@@ -91,10 +92,14 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
     float* gradInputResult = nullptr;  // set when it still has to be stored
     float* gradWeightResult = nullptr;
     bool gradInputDone = false;
-    if (p.computeGradInput && plan_.gradInputOnWords)
+    if (p.computeGradInput && plan_.gradInputOnWords) {
+      const kernels::View5 source = view(p.gradInputIsForward ? p.x : p.dy);
       gradInputDone =
-          runOnWords(p.gradInputIsForward, p.shape, view(p.gradInputIsForward ? p.x : p.dy), w,
-                     view(p.gradInput), inputRanges, 3, nullptr, scratch);
+          runOnAllWords(p.gradInputIsForward, p.shape, source, view(p.w), p.operandRounding,
+                        view(p.gradInput), inputRanges, 3, nullptr, scratch) ||
+          runOnWords(p.gradInputIsForward, p.shape, source, stagedW(), view(p.gradInput),
+                     inputRanges, 3, nullptr, scratch);
+    }
     if (p.computeGradInput && !gradInputDone) {
       gradInputTarget = view(p.gradInput);
       float* direct =
@@ -102,9 +107,9 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
                                             p.gradInputIntermediate != kernels::Rounding::None);
       float* result = direct ? direct : workspaceAt<float>(ws, plan_.gradInput);
       if (p.gradInputIsForward)
-        kernels::convForward(p.shape, stagedX(), w, result, scratch);
+        kernels::convForward(p.shape, stagedX(), stagedW(), result, scratch);
       else
-        kernels::convBackwardData(p.shape, stagedDy(), w, result, scratch);
+        kernels::convBackwardData(p.shape, stagedDy(), stagedW(), result, scratch);
       if (!direct) gradInputResult = result;
     }
     if (p.computeGradWeight) {

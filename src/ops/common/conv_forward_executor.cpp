@@ -105,9 +105,13 @@ aclnnStatus ConvForwardExecutor::run(const Bindings& inputs, const Bindings& out
     if (p.emptyReduction) {
       fillChannelBias(result, channelBias, extent);
     } else {
+      void* scratch = workspaceAt<char>(ws, plan_.scratch);
+      if (plan_.onWords &&
+          runOnAllWords(!p.transposedAsDataGrad, p.shape, view(p.source), view(p.weight),
+                        p.operandRounding, target, inputRanges, inputCount, channelBias, scratch))
+        return kSuccess;
       const float* weight =
           stageOperand(view(p.weight), plan_.weightInPlace, p.operandRounding, ws, plan_.weight);
-      void* scratch = workspaceAt<char>(ws, plan_.scratch);
       if (plan_.onWords && runOnWords(!p.transposedAsDataGrad, p.shape, view(p.source), weight,
                                       target, inputRanges, inputCount, channelBias, scratch))
         return kSuccess;

@@ -90,16 +90,39 @@ bool wordsPlanned(bool forwardPass, kernels::ConvShape* shape, const kernels::Vi
   return planned;
 }
 
+namespace {
+
+bool overlapsAny(const kernels::View5& target, const ByteRange* inputs, size_t inputCount) {
+  const ByteRange range = byteRange(target);
+  for (size_t i = 0; i < inputCount; ++i)
+    if (overlaps(range, inputs[i])) return true;
+  return false;
+}
+
+}  // namespace
+
 bool runOnWords(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
                 const float* weight, const kernels::View5& target, const ByteRange* inputs,
                 size_t inputCount, const float* bias, void* scratch) {
-  const ByteRange range = byteRange(target);
-  for (size_t i = 0; i < inputCount; ++i)
-    if (overlaps(range, inputs[i])) return false;
+  if (overlapsAny(target, inputs, inputCount)) return false;
   const auto* in = static_cast<const uint16_t*>(source.data);
   auto* out = static_cast<uint16_t*>(target.data);
   return forwardPass ? kernels::convForwardWords(shape, in, weight, out, scratch, bias)
                      : kernels::convBackwardDataWords(shape, in, weight, out, scratch, bias);
+}
+
+bool runOnAllWords(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
+                   const kernels::View5& weight, kernels::Rounding operandRounding,
+                   const kernels::View5& target, const ByteRange* inputs, size_t inputCount,
+                   const float* bias, void* scratch) {
+  if (!readableAsWords(weight, shape.io, operandRounding) ||
+      overlapsAny(target, inputs, inputCount))
+    return false;
+  const auto* in = static_cast<const uint16_t*>(source.data);
+  const auto* w = static_cast<const uint16_t*>(weight.data);
+  auto* out = static_cast<uint16_t*>(target.data);
+  return forwardPass ? kernels::convForwardAllWords(shape, in, w, out, scratch, bias)
+                     : kernels::convBackwardDataAllWords(shape, in, w, out, scratch, bias);
 }
 
 }  // namespace ops

@@ -83,6 +83,15 @@ bool wordsPlanned(bool forwardPass, kernels::ConvShape* shape, const kernels::Vi
 bool runOnWords(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
                 const float* weight, const kernels::View5& target, const ByteRange* inputs,
                 size_t inputCount, const float* bias, void* scratch);
+// The same with the weights, too, read from the caller's `weight` view: false
+// (the target perhaps incomplete) unless it is readableAsWords of shape.io
+// and the pass's algorithm packs such weights itself; the caller then
+// stages fp32 weights and calls runOnWords. Saves the fp32 copy of the
+// weights and a pass over them.
+bool runOnAllWords(bool forwardPass, const kernels::ConvShape& shape, const kernels::View5& source,
+                   const kernels::View5& weight, kernels::Rounding operandRounding,
+                   const kernels::View5& target, const ByteRange* inputs, size_t inputCount,
+                   const float* bias, void* scratch);
 
 }  // namespace ops
 }  // namespace aclcpu

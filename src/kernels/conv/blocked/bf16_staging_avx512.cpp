@@ -68,6 +68,50 @@ bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64
   return unsafe == 0;
 }
 
+bool packBf16WeightWordBlock_avx512(const uint16_t* const rows[16], int outLanes,
+                                    int64_t channelStride, int channels, const uint16_t* end,
+                                    uint32_t* dst) {
+  const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const int step = static_cast<int>(channelStride);
+  // Lane k gathers the 32 bits at channel 2k's word (scale 2): that word
+  // low, the next one high; and likewise at channel 2k + 1.
+  const __m512i even = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(2 * step));
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(step));
+  const __mmask16 evenMask = firstLanes((channels + 1) / 2);
+  const __mmask16 oddMask = firstLanes(channels / 2);
+  const __m512i lowWord = _mm512_set1_epi32(0xFFFF);
+  __mmask16 unsafe = 0;
+  __m512 v[16];
+  for (int o = 0; o < 16; ++o) {
+    if (o >= outLanes) {
+      v[o] = _mm512_setzero_ps();
+      continue;
+    }
+    __m512i a, b;
+    if (rows[o] + static_cast<int64_t>(channels - 1) * step + 1 < end) {
+      a = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), evenMask, even, rows[o], 2);
+      b = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), oddMask, odd, rows[o], 2);
+    } else {
+      // The block holds the tensor's last word: a 32-bit read there would
+      // pass its end, so this lane is read word by word.
+      alignas(64) int32_t ea[16], ob[16];
+      for (int k = 0; k < 16; ++k) {
+        ea[k] = 2 * k < channels ? rows[o][2 * k * channelStride] : 0;
+        ob[k] = 2 * k + 1 < channels ? rows[o][(2 * k + 1) * channelStride] : 0;
+      }
+      a = _mm512_load_si512(ea);
+      b = _mm512_load_si512(ob);
+    }
+    a = _mm512_and_si512(a, lowWord);
+    b = _mm512_slli_epi32(b, 16);
+    unsafe |= unsafeLanes(_mm512_slli_epi32(a, 16)) | unsafeLanes(b);
+    v[o] = _mm512_castsi512_ps(_mm512_or_si512(a, b));
+  }
+  simd::transpose16x16(v);
+  for (int k = 0; k < 16; ++k) _mm512_storeu_ps(reinterpret_cast<float*>(dst) + k * 16, v[k]);
+  return unsafe == 0;
+}
+
 namespace {
 
 template <typename E>

@@ -196,9 +196,10 @@ uint64_t scratchBytes(Isa isa, const ConvShape& s, RowPassKind kind) {
 }
 
 // Packs the weights of every tile as words, [tap entry][block][word][16],
-// one (tile, entry) per work unit; false when a value is bf16Unsafe.
+// one (tile, entry) per work unit, from fp32 `w` or (bf16 pairs only) the
+// caller's dense bf16 words `wWords`; false when a value is bf16Unsafe.
 bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, const float* w,
-               uint32_t* packed) {
+               const uint16_t* wWords, uint32_t* packed) {
   const RowPassPlan& p = wp.rows;
   const bool data = p.kind == RowPassKind::BackwardData;
   const int64_t taps = s.kernel[0] * s.kernel[1] * s.kernel[2];
@@ -212,6 +213,7 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
   // hi/lo entries come in pairs: the first packs both.
   const int64_t entryStep = hiLo ? 2 : 1;
   const int64_t units = p.blocks.tiles * (p.tapsPerTile / entryStep);
+  const uint16_t* wordsEnd = wWords ? wWords + s.outChannels * s.inChannels * taps : nullptr;
   std::atomic<bool> unsafe{false};
   parallelFor(units, [&](int64_t begin, int64_t end) {
     bool seen = false;
@@ -228,16 +230,27 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
         const int64_t o0 = (ob0 + b) * kLanes;
         const int outLanes = static_cast<int>(std::clamp<int64_t>(outChannels - o0, 0, kLanes));
         const int channels = static_cast<int>(std::clamp<int64_t>(redChannels - c0, 0, perBlock));
-        const float* rows[16] = {};
+        // Element offsets in w of each lane's reduction channel c0.
+        int64_t offsets[16] = {};
         for (int o = 0; o < outLanes; ++o) {
           const int64_t oc = o0 + o;
-          rows[o] = data ? w + (c0 * s.inChannels + oc) * taps + tap
-                         : w + (oc * s.inChannels + c0) * taps + tap;
+          offsets[o] =
+              data ? (c0 * s.inChannels + oc) * taps + tap : (oc * s.inChannels + c0) * taps + tap;
         }
         uint32_t* first = block + b * kLanes * kLanes;
-        if (!packBf16WeightBlock_avx512(rows, outLanes, channelStride, channels, wp.kind, first,
-                                        first + p.tapFloats))
-          seen = true;
+        bool safe = true;
+        if (wWords) {
+          const uint16_t* rows[16] = {};
+          for (int o = 0; o < outLanes; ++o) rows[o] = wWords + offsets[o];
+          safe = packBf16WeightWordBlock_avx512(rows, outLanes, channelStride, channels, wordsEnd,
+                                                first);
+        } else {
+          const float* rows[16] = {};
+          for (int o = 0; o < outLanes; ++o) rows[o] = w + offsets[o];
+          safe = packBf16WeightBlock_avx512(rows, outLanes, channelStride, channels, wp.kind, first,
+                                            first + p.tapFloats);
+        }
+        if (!safe) seen = true;
       }
     }
     if (seen) unsafe.store(true, std::memory_order_relaxed);
@@ -282,6 +295,9 @@ struct PassIo {
   const uint16_t* inWords = nullptr;
   float* out = nullptr;
   uint16_t* outWords = nullptr;
+  // The weights as the caller's dense bf16 words instead of fp32 (bf16
+  // pairs only).
+  const uint16_t* weightWords = nullptr;
 };
 
 // False when a value is bf16Unsafe: the output is then incomplete and the
@@ -302,7 +318,8 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
   uint32_t* packed = scratchRegion<uint32_t>(scratch, wp.weightOffset);
   const int64_t inputChannels = kind == RowPassKind::Forward ? s.inChannels : s.outChannels;
   const bool direct = storesDirectly(p);
-  if (!packWords(wp, table, s, w, packed)) return false;
+  if (io.weightWords && wp.kind != PairKind::Pairs) return false;
+  if (!packWords(wp, table, s, w, io.weightWords, packed)) return false;
   // The items [begin, end) of a group of `images` images staged at `staged`,
   // whose first image is dense image `image0`.
   auto runItems = [&](const uint32_t* staged, int64_t image0, int64_t images, int64_t begin,
@@ -448,10 +465,12 @@ void runFloatPass(Isa isa, RowPassKind kind, const ConvShape& s, const float* in
 }
 
 bool runWordsPass(Isa isa, RowPassKind kind, const ConvShape& s, const uint16_t* input,
-                  const float* w, uint16_t* output, void* scratch, const float* bias) {
+                  const float* w, const uint16_t* wWords, uint16_t* output, void* scratch,
+                  const float* bias) {
   PassIo io;
   io.inWords = input;
   io.outWords = output;
+  io.weightWords = wWords;
   return runWordPass(isa, kind, s, io, w, scratch, bias);
 }
 
@@ -483,11 +502,22 @@ void bf16BackwardData(Isa isa, const ConvShape& shape, const float* dy, const fl
 }
 bool bf16ForwardWords(Isa isa, const ConvShape& shape, const uint16_t* x, const float* w,
                       uint16_t* y, void* scratch, const float* bias) {
-  return runWordsPass(isa, RowPassKind::Forward, shape, x, w, y, scratch, bias);
+  return runWordsPass(isa, RowPassKind::Forward, shape, x, w, nullptr, y, scratch, bias);
 }
 bool bf16BackwardDataWords(Isa isa, const ConvShape& shape, const uint16_t* dy, const float* w,
                            uint16_t* dx, void* scratch, const float* bias) {
-  return runWordsPass(isa, RowPassKind::BackwardData, shape, dy, w, dx, scratch, bias);
+  return runWordsPass(isa, RowPassKind::BackwardData, shape, dy, w, nullptr, dx, scratch, bias);
+}
+bool bf16ForwardWordWeights(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* w,
+                            uint16_t* y, void* scratch, const float* bias) {
+  return shape.io == ElementType::BF16 &&
+         runWordsPass(isa, RowPassKind::Forward, shape, x, nullptr, w, y, scratch, bias);
+}
+bool bf16BackwardDataWordWeights(Isa isa, const ConvShape& shape, const uint16_t* dy,
+                                 const uint16_t* w, uint16_t* dx, void* scratch,
+                                 const float* bias) {
+  return shape.io == ElementType::BF16 &&
+         runWordsPass(isa, RowPassKind::BackwardData, shape, dy, nullptr, w, dx, scratch, bias);
 }
 
 }  // namespace blocked

@@ -50,6 +50,14 @@ bool bf16BackwardDataWords(Isa isa, const ConvShape& shape, const uint16_t* dy, 
                            uint16_t* dx, void* scratch, const float* bias);
 bool bf16BackwardWeightWords(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
                              float* dw, void* scratch);
+// The forward and data-gradient passes with the weights, too, as the
+// caller's dense bf16 words [O, C, taps] (shape.io BF16 only: false
+// otherwise, as for a bf16Unsafe value); the same bits as the passes above
+// on those weights as fp32.
+bool bf16ForwardWordWeights(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* w,
+                            uint16_t* y, void* scratch, const float* bias);
+bool bf16BackwardDataWordWeights(Isa isa, const ConvShape& shape, const uint16_t* dy,
+                                 const uint16_t* w, uint16_t* dx, void* scratch, const float* bias);
 
 }  // namespace blocked
 }  // namespace kernels

@@ -102,6 +102,13 @@ const Bf16Kernels& bf16KernelsFor(Isa isa);
 bool packBf16WeightBlock_avx512(const float* const rows[16], int outLanes, int64_t channelStride,
                                 int channels, PairKind kind, uint32_t* dst, uint32_t* second);
 
+// The same block, Pairs only, from the caller's dense bf16 weight words
+// (rows[o] and channelStride in words); `end` is one past the tensor's last
+// word, which no read passes.
+bool packBf16WeightWordBlock_avx512(const uint16_t* const rows[16], int outLanes,
+                                    int64_t channelStride, int channels, const uint16_t* end,
+                                    uint32_t* dst);
+
 // Stages rows [begin, end) of `l`, whose channels are words, from the
 // dense fp32 [N, denseChannels, D, H, W] tensor, each value rounded to
 // HF32 first when `rounding` says so (the caller's raw inputs,
