@@ -335,31 +335,53 @@ int64_t tapRunLength(int64_t left) {
   return left == 4 ? 2 : std::min<int64_t>(left, WeightTapsJob::kMaxTaps);
 }
 
+// For each tap kw, the columns [lo, hi) of a segment [c0, c1) of the output
+// rows whose x column is inside x (the others read padding; RN50 3x3 512ch
+// 7x7 weight gradient, 1 thread, medians of 7: 21.2 -> 19.6 ms). Worked
+// out once per segment for kernels up to kMaxTaps wide (per call they were
+// 3-5% of a 7x7 layer's pass), per use for wider ones.
+class SegmentColumns {
+ public:
+  SegmentColumns(const WeightPassPlan& p, int64_t width, int64_t c0, int64_t c1)
+      : p_(p), width_(width), c0_(c0), c1_(c1), cached_(p.taps[2] <= kMaxTaps) {
+    for (int64_t kw = 0; cached_ && kw < p.taps[2]; ++kw) compute(kw, &lo_[kw], &hi_[kw]);
+  }
+  void of(int64_t kw, int64_t* lo, int64_t* hi) const {
+    if (!cached_) return compute(kw, lo, hi);
+    *lo = lo_[kw];
+    *hi = hi_[kw];
+  }
+
+ private:
+  static constexpr int64_t kMaxTaps = 32;
+  void compute(int64_t kw, int64_t* lo, int64_t* hi) const {
+    rowsInside(p_.tapRows[2], 0, width_, kw, lo, hi);
+    *lo = std::max(*lo, c0_);
+    *hi = std::max(*lo, std::min(*hi, c1_));
+  }
+  const WeightPassPlan& p_;
+  int64_t width_, c0_, c1_;
+  bool cached_;
+  int64_t lo_[kMaxTaps] = {}, hi_[kMaxTaps] = {};
+};
+
 // The taps kw of one kernel row (kd, kh) of a weight-gradient row block,
-// over the columns [c0, c1) of the block's rows whose x column is inside x
-// (the others read padding; RN50 3x3 512ch 7x7 weight gradient, 1 thread,
-// medians of 7: 21.2 -> 19.6 ms). x and dy: the block's first row at
-// column 0 (x of tap kw = 0); dw: tap kw = 0's partial sums. `job` holds
-// the rows, strides and accumulate flag.
+// over each tap's `columns`. x and dy: the block's first row at column 0 (x
+// of tap kw = 0); dw: tap kw = 0's partial sums. `job` holds the rows,
+// strides and accumulate flag.
 void weightTapRow(const BlockedKernels& k, const WeightPassPlan& p, const TapRuns& runs,
-                  WeightJob job, const float* x, const float* dy, float* dw, int64_t c0,
-                  int64_t c1) {
+                  const WeightJob& job, const float* x, const float* dy, float* dw,
+                  const SegmentColumns& columns) {
   const ChannelBlocks& b = p.blocks;
   const int64_t taps = p.taps[2];
   const int64_t tapFloats = b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
-  const int64_t width = job.cols;
-  auto columns = [&](int64_t kw, int64_t* lo, int64_t* hi) {
-    rowsInside(p.tapRows[2], 0, width, kw, lo, hi);
-    *lo = std::max(*lo, c0);
-    *hi = std::max(*lo, std::min(*hi, c1));
-  };
   const int64_t step = runs.step > 0 ? runs.step : taps;
   for (int64_t first = 0; first < std::min(step, taps); ++first) {
     for (int64_t kw = first; kw < taps;) {
       const int64_t n = runs.step > 0 ? tapRunLength((taps - 1 - kw) / step + 1) : 1;
       if (n == 1) {
         int64_t lo = 0, hi = 0;
-        columns(kw, &lo, &hi);
+        columns.of(kw, &lo, &hi);
         WeightJob one = job;
         one.cols = hi - lo;
         one.dy = dy + lo * kLanes;
@@ -380,7 +402,7 @@ void weightTapRow(const BlockedKernels& k, const WeightPassPlan& p, const TapRun
       run.tapShift = runs.shift;
       run.accumulate = job.accumulate;
       for (int t = 0; t < run.taps; ++t, kw += step) {
-        columns(kw, &run.lo[t], &run.hi[t]);
+        columns.of(kw, &run.lo[t], &run.hi[t]);
         run.dw[t] = dw + kw * tapFloats;
       }
       k.weightGradTaps(run);
@@ -484,7 +506,6 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
           const int64_t rows = std::min({rowsPerBlock, rowEnd - r0, planeRows - oh});
           const int64_t image = plane / shape.out[0] - image0, od = plane % shape.out[0];
           WeightJob job;
-          job.cols = width;  // weightTapRow's columns [c0, c1) are within these
           job.xColStep = p.colStepX;
           job.xRowStride = p.rowStepX[1];
           job.dyRowStride = p.dy.rowStride;
@@ -492,7 +513,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
           const float* dyBase = dys + image * p.dy.imageStride + ob * p.dy.blockStride +
                                 od * p.dy.planeStride + oh * p.dy.rowStride;
           for (int64_t c0 = 0; c0 == 0 || c0 < width; c0 += segment) {  // one pass if empty
-            const int64_t c1 = std::min(width, c0 + segment);
+            const SegmentColumns columns(p, width, c0, std::min(width, c0 + segment));
             job.accumulate = r0 != chunkBegin || c0 > 0;
             for (int64_t r = 0; r < b.redPerGroup; ++r) {
               const float* xBase = xs + image * p.x.imageStride + (cb0 + r) * p.x.blockStride +
@@ -513,7 +534,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
                   weightTapRow(k, p, runs, job,
                                xBase + kd * p.tapStep[0] + kh * p.tapStep[1] + lo * p.rowStepX[1],
                                dyBase + lo * p.dy.rowStride,
-                               part + r * p.blockFloats + tap * tapFloats, c0, c1);
+                               part + r * p.blockFloats + tap * tapFloats, columns);
                   tap += p.taps[2];
                 }
               }
