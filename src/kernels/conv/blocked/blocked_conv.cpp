@@ -7,6 +7,7 @@
 #include "kernels/conv/blocked/blocked_conv.h"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <numeric>
@@ -52,7 +53,8 @@ struct ChannelSlot {
 
 constexpr int64_t kPackSliceTaps = 16;
 
-void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& w, float* packed) {
+void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTable& table,
+                    const Weights& w, float* packed) {
   const bool data = p.kind == RowPassKind::BackwardData;
   const int64_t outChannels = data ? w.inChannels : w.outChannels;
   const int64_t redChannels = data ? w.outChannels : w.inChannels;
@@ -121,6 +123,16 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
       // which for power-of-two channel counts land in a few cache sets and
       // thrash L1.
       const int64_t width = nb * kLanes;
+      // The output lanes' offsets and groups as int32 for the vector gather,
+      // where the ISA has one and they fit.
+      int32_t outOffset[2 * kLanes], outGroup[2 * kLanes];
+      bool vectorGather = k.gatherWeightSlice != nullptr;
+      for (int64_t o = 0; o < width; ++o) {
+        vectorGather =
+            vectorGather && outSlots[o].offset <= INT32_MAX && outSlots[o].group <= INT32_MAX;
+        outOffset[o] = static_cast<int32_t>(outSlots[o].offset);
+        outGroup[o] = static_cast<int32_t>(outSlots[o].group);
+      }
       int64_t bufferRed = -1, bufferTap0 = 0;
       // One reduction block's entries at a time (the table may run the
       // blocks inside the taps), so that each buffer fill serves a run of
@@ -134,7 +146,26 @@ void packRowWeights(const RowPassPlan& p, const TapTable& table, const Weights& 
           bufferRed = red;
           bufferTap0 = tap / kPackSliceTaps * kPackSliceTaps;
           const int64_t taps = std::min(kPackSliceTaps, w.taps - bufferTap0);
-          for (int64_t c = 0; c < kLanes; ++c) {
+          if (vectorGather) {
+            int64_t redOffset[kLanes], redGroup[kLanes];
+            for (int64_t c = 0; c < kLanes; ++c) {
+              const ChannelSlot r = slot(red + c, redChannels, redPerGroup, data);
+              redOffset[c] = r.offset + bufferTap0;
+              redGroup[c] = r.group;
+            }
+            WeightSliceJob job;
+            job.w = w.w;
+            job.outOffset = outOffset;
+            job.outGroup = outGroup;
+            job.width = static_cast<int>(width);
+            job.redOffset = redOffset;
+            job.redGroup = redGroup;
+            job.taps = taps;
+            job.sliceTaps = kPackSliceTaps;
+            job.buffer = buffer;
+            k.gatherWeightSlice(job);
+          }
+          for (int64_t c = 0; !vectorGather && c < kLanes; ++c) {
             const ChannelSlot r = slot(red + c, redChannels, redPerGroup, data);
             float* rows = buffer + c * kPackSliceTaps * width;
             for (int64_t o = 0; o < width; ++o) {
@@ -219,7 +250,7 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
   float* in = scratchRegion<float>(scratch, p.inOffset);
   float* out = scratchRegion<float>(scratch, p.outOffset);
   float* packed = scratchRegion<float>(scratch, p.weightOffset);
-  packRowWeights(p, table, weightsOf(shape, w), packed);
+  packRowWeights(k, p, table, weightsOf(shape, w), packed);
   const bool byImage = eachThreadTakesWholeImages(p, computeThreadCount(), true);
   for (int64_t image0 = 0; image0 < shape.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, shape.batch - image0);

@@ -194,6 +194,23 @@ void stageRows_avx2(const float* dense, const StagedLayout& layout, int64_t begi
 void unstageRows_avx2(const float* staged, const StagedLayout& layout, int64_t begin, int64_t end,
                       float* dense, const float* bias);
 
+// One gather step of the row passes' weight packing: for c < 16, t < taps
+// and o < width (a multiple of 16),
+//   buffer[(c * sliceTaps + t) * width + o] =
+//       outGroup[o] == redGroup[c] >= 0 ? w[outOffset[o] + redOffset[c] + t] : 0
+// (the element offsets as int32: the caller checks they fit).
+struct WeightSliceJob {
+  const float* w = nullptr;
+  const int32_t* outOffset = nullptr;
+  const int32_t* outGroup = nullptr;  // -1: a padding channel
+  int width = 0;
+  const int64_t* redOffset = nullptr;
+  const int64_t* redGroup = nullptr;  // -1: a padding channel
+  int64_t taps = 0, sliceTaps = 0;
+  float* buffer = nullptr;
+};
+void gatherWeightSlice_avx512(const WeightSliceJob& job);
+
 // One ISA's set of the functions above; the drivers take one of these.
 struct BlockedKernels {
   void (*rows)(const RowJob&);
@@ -202,6 +219,8 @@ struct BlockedKernels {
   void (*depthwiseWeightGrad)(const WeightJob&);
   // Runs of taps along W (dense, ungrouped blocks); null: one weightGrad per tap.
   void (*weightGradTaps)(const WeightTapsJob&);
+  // null: the portable loop.
+  void (*gatherWeightSlice)(const WeightSliceJob&);
   void (*stageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
   void (*unstageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*, const float*);
   // stageRows with HF32 rounding; null where the ISA has none (its registry
@@ -214,6 +233,7 @@ constexpr BlockedKernels kAvx512Kernels{f32_conv_rows_nb16_avx512,
                                         f32_convbwdw_16x16_avx512,
                                         f32_dwconvbwdw_16_avx512,
                                         f32_convbwdw_taps3x8x16_avx512,
+                                        gatherWeightSlice_avx512,
                                         stageRows_avx512,
                                         unstageRows_avx512,
                                         stageHf32Rows_avx512};
@@ -221,6 +241,7 @@ constexpr BlockedKernels kAvx2Kernels{f32_conv_rows_nb16_avx2,
                                       f32_dwconv_rows_nb16_avx2,
                                       f32_convbwdw_16x16_avx2,
                                       f32_dwconvbwdw_16_avx2,
+                                      nullptr,
                                       nullptr,
                                       stageRows_avx2,
                                       unstageRows_avx2,
