@@ -63,7 +63,10 @@ bool planOf(const ConvShape& s, Plan* p) {
     return false;
   p->xOffset = 0;
   p->weightOffset = aligned(static_cast<uint64_t>(xFloats) * sizeof(float));
-  p->tapOffset = p->weightOffset + aligned(static_cast<uint64_t>(taps * s.outChannels) * 4);
+  // Weights in whole groups of kChannelGroup channels (the last one padded).
+  const int64_t groups = (s.outChannels + kChannelGroup - 1) / kChannelGroup;
+  p->tapOffset =
+      p->weightOffset + aligned(static_cast<uint64_t>(taps * groups * kChannelGroup) * 4);
   p->bytes = p->tapOffset + aligned(static_cast<uint64_t>(taps) * sizeof(int64_t));
   return true;
 }
@@ -132,7 +135,8 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
     const int64_t shift = j * s.dilation[2];
     taps[k] = c * p.planeFloats + shift % s.stride[2] * p.phaseFloats +
               i * s.dilation[1] * p.phaseW + shift / s.stride[2];
-    for (int64_t o = 0; o < s.outChannels; ++o) wp[k * s.outChannels + o] = w[o * p.taps + k];
+    for (int64_t o = 0; o < s.outChannels; ++o)
+      wp[(o / kChannelGroup * p.taps + k) * kChannelGroup + o % kChannelGroup] = w[o * p.taps + k];
   }
   const int64_t outPlane = s.out[1] * s.out[2];
   parallelFor(s.batch * s.out[1], [&](int64_t begin, int64_t end) {

@@ -25,10 +25,15 @@ uint64_t forwardScratchBytes(const ConvShape& shape);
 void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
              const float* bias = nullptr);
 
-// One output row for channels [channelBegin, channelBegin + channelCount):
+// The micro-kernel's output channels per register tile: the weights are
+// packed in groups of that many channels, [group][tap][channel of group].
+constexpr int64_t kChannelGroup = 6;
+
+// One output row for channels [channelBegin, channelBegin + channelCount)
+// (channelBegin a multiple of kChannelGroup):
 //   out[(o - channelBegin) * outChannelStride + p] (+ bias[o] when bias is
 //   not null) = sum over taps k, in order, of x[taps[k] + p] *
-//   weights[k * outChannels + o]
+//   weights[(o / kChannelGroup * tapCount + k) * kChannelGroup + o % kChannelGroup]
 // for p < count. Reads x up to 15 positions past count - 1 (the results
 // there are dropped; the caller's buffer must hold them).
 struct FewChannelRowJob {
