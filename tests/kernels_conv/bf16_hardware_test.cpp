@@ -20,7 +20,6 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,6 +30,7 @@
 #include "kernels/convert/convert.h"
 #include "kernels/cpu/cpu_info.h"
 #include "kernels_conv/conv_test_support.h"
+#include "support/fault_after_buffer.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -369,19 +369,20 @@ TEST_P(Bf16Hardware, AllWordsRunsMatchTheWordsRunsAndRefuseUnsafeWeights) {
     std::vector<uint16_t> got(expected.size(), 0xFFFF);
     ASSERT_TRUE(
         c.bf16->runWords(s, words.data(), w.data(), nullptr, expected.data(), scratch.get()));
-    // The weights in a buffer of their own size, as a caller's tensor.
-    auto exact = std::make_unique<uint16_t[]>(weightWords.size());
-    std::copy(weightWords.begin(), weightWords.end(), exact.get());
+    // The weights ending where an inaccessible page begins: the packer's
+    // 32-bit gathers must not read past the tensor's last word.
+    test_support::FaultAfterBuffer<uint16_t> exact(weightWords);
+    ASSERT_TRUE(exact.ok());
     ASSERT_TRUE(
-        c.bf16->runAllWords(s, words.data(), exact.get(), nullptr, got.data(), scratch.get()))
+        c.bf16->runAllWords(s, words.data(), exact.data(), nullptr, got.data(), scratch.get()))
         << c.bf16->name << " refused ordinary data";
     EXPECT_EQ(got, expected) << c.bf16->name;
     for (size_t at : {weightWords.size() / 3, weightWords.size() - 1}) {
       for (uint32_t bits : patterns) {
-        std::copy(weightWords.begin(), weightWords.end(), exact.get());
+        std::copy(weightWords.begin(), weightWords.end(), exact.data());
         exact[at] = static_cast<uint16_t>(bits >> 16);
         EXPECT_FALSE(
-            c.bf16->runAllWords(s, words.data(), exact.get(), nullptr, got.data(), scratch.get()))
+            c.bf16->runAllWords(s, words.data(), exact.data(), nullptr, got.data(), scratch.get()))
             << c.bf16->name << " took 0x" << std::hex << bits << " at weight " << std::dec << at;
       }
     }
@@ -389,7 +390,7 @@ TEST_P(Bf16Hardware, AllWordsRunsMatchTheWordsRunsAndRefuseUnsafeWeights) {
     ConvShape half = s;
     half.io = ElementType::F16;
     EXPECT_FALSE(
-        c.bf16->runAllWords(half, words.data(), exact.get(), nullptr, got.data(), scratch.get()));
+        c.bf16->runAllWords(half, words.data(), exact.data(), nullptr, got.data(), scratch.get()));
     EXPECT_TRUE(scratch.guardsIntact()) << c.bf16->name;
   }
   EXPECT_GE(checked, 2);  // forward and data gradient (direct entries)
