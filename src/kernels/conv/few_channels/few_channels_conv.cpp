@@ -1,8 +1,9 @@
 // Driver of the few-channel forward: copy x once into zero-padded stride
-// phases, pack the weights as [tap][output channel], then one work item per
-// (image, output row): the micro-kernel writes every channel of that row of
-// y. Each output element is one fixed-order sum over (channel, kh, kw),
-// whatever the thread count.
+// phases, pack the weights per group of output channels, then one work item
+// per (image, output row): the micro-kernel writes every channel of that row
+// of y (whole images per thread where the batch splits evenly). Each output
+// element is one fixed-order sum over (channel, kh, kw), whatever the thread
+// count.
 
 #include "kernels/conv/few_channels/few_channels_conv.h"
 
@@ -71,40 +72,44 @@ bool planOf(const ConvShape& s, Plan* p) {
   return true;
 }
 
-// Every phase row of every (image, channel) plane.
-void padInput(const ConvShape& s, const Plan& p, const float* x, float* xp) {
+// Phase rows [begin, end) of the (image, channel) planes, numbered plane
+// by plane (an image's are one run of inChannels * stride[2] * rows).
+void padRows(const ConvShape& s, const Plan& p, const float* x, float* xp, int64_t begin,
+             int64_t end) {
   const bool hf32 = s.inputRounding == Rounding::HF32;
   const int64_t inH = s.in[1], inW = s.in[2], step = s.stride[2];
   const int64_t phaseRows = step * p.rows;
   const conv_detail::StridedRowLoops loops = conv_detail::stridedRowLoops();
-  parallelFor(s.batch * s.inChannels * phaseRows, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t plane = item / phaseRows, phase = item % phaseRows / p.rows;
-      const int64_t r = item % p.rows;
-      float* dst = xp + plane * p.planeFloats + phase * p.phaseFloats + r * p.phaseW;
-      const int64_t ih = r - s.padBefore[1];
-      if (ih < 0 || ih >= inH) {
-        std::memset(dst, 0, static_cast<size_t>(p.phaseW) * sizeof(float));
-        continue;
-      }
-      // Columns q whose x column iw = q * step + phase - padBefore[2] is
-      // inside [0, inW): [lo, hi).
-      const int64_t first = phase - s.padBefore[2];
-      const int64_t lo = std::min(p.phaseW, first >= 0 ? 0 : (-first + step - 1) / step);
-      const int64_t hi =
-          std::clamp<int64_t>(inW - first <= 0 ? 0 : (inW - first + step - 1) / step, lo, p.phaseW);
-      std::memset(dst, 0, static_cast<size_t>(lo) * sizeof(float));
-      std::memset(dst + hi, 0, static_cast<size_t>(p.phaseW - hi) * sizeof(float));
-      if (hi == lo) continue;
-      const float* src = x + (plane * inH + ih) * inW + lo * step + first;
-      if (step == 1)
-        std::memcpy(dst + lo, src, static_cast<size_t>(hi - lo) * sizeof(float));
-      else
-        loops.copy(src, step, hi - lo, dst + lo);
-      if (hf32)
-        for (int64_t q = lo; q < hi; ++q) dst[q] = roundFloat(dst[q], Rounding::HF32);
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t plane = item / phaseRows, phase = item % phaseRows / p.rows;
+    const int64_t r = item % p.rows;
+    float* dst = xp + plane * p.planeFloats + phase * p.phaseFloats + r * p.phaseW;
+    const int64_t ih = r - s.padBefore[1];
+    if (ih < 0 || ih >= inH) {
+      std::memset(dst, 0, static_cast<size_t>(p.phaseW) * sizeof(float));
+      continue;
     }
-  });
+    // Columns q whose x column iw = q * step + phase - padBefore[2] is
+    // inside [0, inW): [lo, hi).
+    const int64_t first = phase - s.padBefore[2];
+    const int64_t lo = std::min(p.phaseW, first >= 0 ? 0 : (-first + step - 1) / step);
+    const int64_t hi =
+        std::clamp<int64_t>(inW - first <= 0 ? 0 : (inW - first + step - 1) / step, lo, p.phaseW);
+    std::memset(dst, 0, static_cast<size_t>(lo) * sizeof(float));
+    std::memset(dst + hi, 0, static_cast<size_t>(p.phaseW - hi) * sizeof(float));
+    if (hi == lo) continue;
+    const float* src = x + (plane * inH + ih) * inW + lo * step + first;
+    if (step == 1)
+      std::memcpy(dst + lo, src, static_cast<size_t>(hi - lo) * sizeof(float));
+    else
+      loops.copy(src, step, hi - lo, dst + lo);
+    if (hf32)
+      for (int64_t q = lo; q < hi; ++q) dst[q] = roundFloat(dst[q], Rounding::HF32);
+  }
+}
+
+int64_t phaseRowsPerImage(const ConvShape& s, const Plan& p) {
+  return s.inChannels * s.stride[2] * p.rows;
 }
 
 }  // namespace
@@ -126,7 +131,6 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
   float* xp = scratchRegion<float>(scratch, p.xOffset);
   float* wp = scratchRegion<float>(scratch, p.weightOffset);
   int64_t* taps = scratchRegion<int64_t>(scratch, p.tapOffset);
-  padInput(s, p, x, xp);
   // Tap k = (c * kh + i) * kw + j (w's own order): its weight for every
   // output channel, and where it reads in an image's padded planes.
   const int64_t kw = s.kernel[2], kernelArea = s.kernel[1] * kw;
@@ -139,7 +143,7 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
       wp[(o / kChannelGroup * p.taps + k) * kChannelGroup + o % kChannelGroup] = w[o * p.taps + k];
   }
   const int64_t outPlane = s.out[1] * s.out[2];
-  parallelFor(s.batch * s.out[1], [&](int64_t begin, int64_t end) {
+  auto rows = [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       const int64_t n = item / s.out[1], oh = item % s.out[1];
       FewChannelRowJob job;
@@ -156,7 +160,24 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
       job.bias = bias;
       f32_conv_fwd_rows_c6w64_avx512(job);
     }
-  });
+  };
+  const int64_t perImage = phaseRowsPerImage(s, p);
+  const int64_t threads = computeThreadCount();
+  if (s.batch >= threads && s.batch % threads == 0) {
+    // Whole images per thread: each pads an image and computes its rows
+    // while the padded planes are in its L2 (padding the whole batch first
+    // sent them out to memory and back: RN50 stem batch 8 took 2.5x batch 4).
+    parallelFor(s.batch, [&](int64_t begin, int64_t end) {
+      for (int64_t n = begin; n < end; ++n) {
+        padRows(s, p, x, xp, n * perImage, (n + 1) * perImage);
+        rows(n * s.out[1], (n + 1) * s.out[1]);
+      }
+    });
+    return;
+  }
+  parallelFor(s.batch * perImage,
+              [&](int64_t begin, int64_t end) { padRows(s, p, x, xp, begin, end); });
+  parallelFor(s.batch * s.out[1], rows);
 }
 
 }  // namespace few_channels
