@@ -9,7 +9,7 @@
 
 #include <immintrin.h>
 
-#include <algorithm>
+#include <cstdint>
 
 #include "kernels/conv/blocked/blocked_kernels.h"
 
@@ -20,6 +20,10 @@ namespace {
 
 constexpr int kChannels = 8;  // reduction channels per accumulator set
 
+// Plain functions, not the library's min / max templates (see above).
+int64_t smaller(int64_t a, int64_t b) { return a < b ? a : b; }
+int64_t larger(int64_t a, int64_t b) { return a > b ? a : b; }
+
 template <int T>
 void runTaps(const WeightTapsJob& job) {
   const int64_t shift = job.tapShift;
@@ -28,15 +32,15 @@ void runTaps(const WeightTapsJob& job) {
   int64_t qBegin = INT64_MAX, qEnd = INT64_MIN, fullBegin = INT64_MIN, fullEnd = INT64_MAX;
   for (int t = 0; t < T; ++t) {
     const int64_t lo = job.lo[t] + t * shift, hi = job.hi[t] + t * shift;
-    fullBegin = std::max(fullBegin, lo);
-    fullEnd = std::min(fullEnd, hi);
+    fullBegin = larger(fullBegin, lo);
+    fullEnd = smaller(fullEnd, hi);
     if (job.lo[t] >= job.hi[t]) continue;
-    qBegin = std::min(qBegin, lo);
-    qEnd = std::max(qEnd, hi);
+    qBegin = smaller(qBegin, lo);
+    qEnd = larger(qEnd, hi);
   }
   if (qBegin > qEnd) qBegin = qEnd = 0;  // no tap has columns
-  const int64_t fb = std::clamp(fullBegin, qBegin, qEnd);
-  const int64_t fe = std::clamp(fullEnd, fb, qEnd);
+  const int64_t fb = smaller(larger(fullBegin, qBegin), qEnd);
+  const int64_t fe = smaller(larger(fullEnd, fb), qEnd);
   for (int half = 0; half < 16 / kChannels; ++half) {
     __m512 acc[T][kChannels];
 #pragma GCC unroll 4
