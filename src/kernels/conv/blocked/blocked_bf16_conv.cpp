@@ -318,6 +318,7 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
   uint32_t* packed = scratchRegion<uint32_t>(scratch, wp.weightOffset);
   const int64_t inputChannels = kind == RowPassKind::Forward ? s.inChannels : s.outChannels;
   const bool direct = storesDirectly(p);
+  // Weight words are taken as bf16 pairs only (fp16 weights go the fp32 way).
   if (io.weightWords && wp.kind != PairKind::Pairs) return false;
   if (!packWords(wp, table, s, w, io.weightWords, packed)) return false;
   // The items [begin, end) of a group of `images` images staged at `staged`,
@@ -510,14 +511,12 @@ bool bf16BackwardDataWords(Isa isa, const ConvShape& shape, const uint16_t* dy, 
 }
 bool bf16ForwardWordWeights(Isa isa, const ConvShape& shape, const uint16_t* x, const uint16_t* w,
                             uint16_t* y, void* scratch, const float* bias) {
-  return shape.io == ElementType::BF16 &&
-         runWordsPass(isa, RowPassKind::Forward, shape, x, nullptr, w, y, scratch, bias);
+  return runWordsPass(isa, RowPassKind::Forward, shape, x, nullptr, w, y, scratch, bias);
 }
 bool bf16BackwardDataWordWeights(Isa isa, const ConvShape& shape, const uint16_t* dy,
                                  const uint16_t* w, uint16_t* dx, void* scratch,
                                  const float* bias) {
-  return shape.io == ElementType::BF16 &&
-         runWordsPass(isa, RowPassKind::BackwardData, shape, dy, nullptr, w, dx, scratch, bias);
+  return runWordsPass(isa, RowPassKind::BackwardData, shape, dy, nullptr, w, dx, scratch, bias);
 }
 
 }  // namespace blocked

@@ -405,7 +405,7 @@ void weightTapRow(const BlockedKernels& k, const WeightPassPlan& p, const TapRun
                   const SegmentColumns& columns) {
   const ChannelBlocks& b = p.blocks;
   const int64_t taps = p.taps[2];
-  const int64_t tapFloats = b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
+  const int64_t tapFloats = weightTapFloats(b);
   const int64_t step = runs.step > 0 ? runs.step : taps;
   for (int64_t first = 0; first < std::min(step, taps); ++first) {
     for (int64_t kw = first; kw < taps;) {
@@ -501,7 +501,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
   const int64_t linesPerPosition = std::max<int64_t>(1, p.colStepX / kLanes);
   const int64_t rowsPerBlock = std::max<int64_t>(
       1, std::min(kRowsPerBlock, kPositionsPerBlock / (segment * linesPerPosition)));
-  const int64_t tapFloats = b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
+  const int64_t tapFloats = weightTapFloats(b);
   const TapRuns runs = tapRunsOf(k, p);
   // Staged groups of about one L2 of images per thread (see
   // weightGroupImages); the slack after a group's last image is zeroed

@@ -601,8 +601,7 @@ bool planWeightPass(const ConvShape& s, WeightPassPlan* plan) {
   const int64_t tapCount = sz.mul(sz.mul(p.taps[0], p.taps[1]), p.taps[2]);
   // Interleaved groups keep 16 / laneGroups vectors per tap, not 16.
   p.x.laneGroups = p.dy.laneGroups = p.blocks.laneGroups;
-  p.blockFloats =
-      sz.mul(tapCount, p.blocks.depthwise ? kLanes : kLanes / p.blocks.laneGroups * kLanes);
+  p.blockFloats = sz.mul(tapCount, weightTapFloats(p.blocks));
   if (!sz.ok || p.pairs == 0 || p.rows == 0) return false;
   // More chunks balance more threads but cost partial sums; both limits are
   // shape-only, so the reduction order is the same for every thread count.

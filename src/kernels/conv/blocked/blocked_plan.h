@@ -42,6 +42,13 @@ struct ChannelBlocks {
   int64_t laneGroups = 1;
 };
 
+// Floats of one tap's weight-gradient partial sums for one (output block,
+// reduction block) pair: 16 per depthwise block, else 16 / laneGroups
+// vectors of 16.
+inline int64_t weightTapFloats(const ChannelBlocks& b) {
+  return b.depthwise ? kLanes : kLanes / b.laneGroups * kLanes;
+}
+
 // A staged activation: [images][blocks][size0][size1][size2][16] (+ slack),
 // padded position q of dim d holds source index q * step[d] + first[d]
 // (zero outside the source); positions the source never maps to are zero.
