@@ -1015,14 +1015,17 @@ TEST(ConvRegistry, BlockedClaimsGoToAvx512Entries) {
   }
 }
 
-// The dense NCHW plane entries run where the CPU splits zmm FMAs in halves
-// (AMD), the blocked direct entries elsewhere; forced, the plane entries
-// take the layer on any AVX-512 CPU (how the registry tests reach them).
-// Some weight gradients likewise: blocked or stride phases on AMD, else GEMM.
-TEST(ConvRegistry, DensePlaneEntriesRunOnlyWhereZmmFmaIsSplit) {
+// The dense NCHW plane entries run where they pay (AMD), the blocked direct
+// entries elsewhere; forced, the plane entries take the layer on any
+// AVX-512 CPU (how the registry tests reach them). Some weight gradients:
+// blocked or stride phases where zmm FMAs are split in halves, else GEMM.
+TEST(ConvRegistry, DensePlaneEntriesRunOnlyWherePreferred) {
   if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const bool halves = zmmFmaInHalves();  // nothing forced yet
-  std::printf("[ dispatch ] zmm FMAs in two halves on this CPU: %s\n", halves ? "yes" : "no");
+  const bool planes = densePlanesPreferred();  // nothing forced yet
+  const bool halves = zmmFmaInHalves();
+  std::printf("[ dispatch ] dense plane kernels preferred: %s; zmm FMAs in two halves: %s\n",
+              planes ? "yes" : "no", halves ? "yes" : "no");
+  EXPECT_TRUE(planes || !halves);
   const ConvShape s = claimShape(64, 64, 1, 2, 56, 3, 1, 1);
   const struct {
     ConvPass pass;
@@ -1033,7 +1036,7 @@ TEST(ConvRegistry, DensePlaneEntriesRunOnlyWhereZmmFmaIsSplit) {
       {ConvPass::BackwardData, "f32_conv_bwdd_plane_w16_avx512",
        "f32_conv_bwdd_direct_nc16_avx512"}};
   for (const auto& p : passes)
-    EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, halves ? p.plane : p.blocked);
+    EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, planes ? p.plane : p.blocked);
   // The weight gradient of a strided pointwise layer: the GEMM where zmm
   // FMAs run at full width.
   const ConvShape pointwise = claimShape(32, 64, 1, 2, 14, 1, 2, 0);

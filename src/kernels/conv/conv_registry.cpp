@@ -270,24 +270,25 @@ bool pointwiseOperands(const ConvShape& s) {
   return pairs ? s.operands == OperandValues::BF16
                : s.operands == OperandValues::F16 && s.io == ElementType::F16;
 }
-// The dense NCHW plane entries run only where zmm FMAs are split in halves
-// (zmmFmaInHalves); elsewhere the blocked direct kernels and the GEMM are
+// The dense NCHW plane entries run only where they pay
+// (densePlanesPreferred: AMD); elsewhere the blocked direct kernels and the GEMM are
 // faster (measured, 1 and 2 threads, Intel Xeon VM: RN50 3x3 64ch 56x56
 // forward 10.6-12.4 -> 9.1-10.8 ms, 1D k5 64->128 8.8 -> 7.1, 1x1 256->64
 // 6.4 -> 5.6 on the GEMM; data gradients alike).
 bool denseForwardPlanes(const ConvShape& s) {
-  return zmmFmaInHalves() && nchw_plane::acceptsDenseForward(s);
+  return densePlanesPreferred() && nchw_plane::acceptsDenseForward(s);
 }
 bool denseBackwardDataPlanes(const ConvShape& s) {
-  return zmmFmaInHalves() && nchw_plane::acceptsDenseBackwardData(s);
+  return densePlanesPreferred() && nchw_plane::acceptsDenseBackwardData(s);
 }
 // The weight gradient of a strided pointwise layer (1x1, no padding) goes
 // to the im2col GEMM where zmm FMAs run at full width: measured on the
 // Intel Xeon VM, 1 and 2 threads, against the blocked AVX-512 weight pass:
 // RN50 1x1/2 256->512 56x56 16.0-16.9 -> 12.8-13.4 ms (2 threads 8.5 ->
 // 6.1-6.4), res5 1x1/2 1024->2048 14x14 16.9-17.5 -> 11.1-11.8 (8.6-9.0 ->
-// 5.7-5.9); forced to AVX2 there, 25.5-27.2 -> 22.0 ms. Not measured on
-// AMD, whose AVX-512 CPUs keep the blocked pass.
+// 5.7-5.9); forced to AVX2 there, 25.5-27.2 -> 22.0 ms; Zen 5 EPYC (full
+// width), with its data gradient, 1 thread: res5 25.7 -> 21.4 ms. Zen 4
+// keeps the blocked pass.
 // So does the weight gradient of an ungrouped 1D layer with at least 128
 // channels on each side (same VM: 1D k3 512ch L4000 198-204 -> 167-170 ms,
 // 2 threads 97-105 -> 79-83; k3 256ch L2000 50.0 -> 41.8, k5 512ch 155 ->

@@ -72,6 +72,44 @@ bool amdCpu() {
   return leaf0.ebx == 0x68747541u && leaf0.edx == 0x69746e65u && leaf0.ecx == 0x444d4163u;
 }
 
+// AMD's family and model (cpuid leaf 1, extended fields added as the
+// vendor documents).
+struct FamilyModel {
+  unsigned family = 0, model = 0;
+};
+FamilyModel familyModel() {
+  const Registers leaf1 = cpuid(1, 0);
+  const unsigned baseFamily = (leaf1.eax >> 8) & 0xF;
+  const unsigned baseModel = (leaf1.eax >> 4) & 0xF;
+  FamilyModel fm;
+  fm.family = baseFamily == 0xF ? baseFamily + ((leaf1.eax >> 20) & 0xFF) : baseFamily;
+  fm.model = baseFamily == 0xF ? (((leaf1.eax >> 16) & 0xF) << 4) | baseModel : baseModel;
+  return fm;
+}
+
+// Zen 4 (family 19h) splits every zmm operation into two 256-bit halves.
+// Zen 5 (family 1Ah) has a full 512-bit datapath on its server and desktop
+// parts (measured on an EPYC, family 1Ah model 02h: 261 GFLOP/s per core,
+// as an Intel Xeon's two FMA ports) and AMD documents the 256-bit one for
+// its mobile parts (models 20h-2Fh and 60h-6Fh; not measured here).
+bool amdZmmInHalves() {
+  if (!amdCpu()) return false;
+  const FamilyModel fm = familyModel();
+  if (fm.family < 0x1A) return true;
+  if (fm.family > 0x1A) return false;
+  return (fm.model >= 0x20 && fm.model <= 0x2F) || (fm.model >= 0x60 && fm.model <= 0x6F);
+}
+
+// ACLNN_CPU_ZMM_FMA=halves|full overrides the choice above (for
+// measuring one CPU's two schedules; results stay correct either way).
+bool zmmHalvesFromEnvironment(bool detected) {
+  const char* value = std::getenv("ACLNN_CPU_ZMM_FMA");
+  if (!value) return detected;
+  if (std::strcmp(value, "halves") == 0) return true;
+  if (std::strcmp(value, "full") == 0) return false;
+  return detected;
+}
+
 Isa fromEnvironment(Isa detected) {
   const char* value = std::getenv("ACLNN_CPU_ISA");
   Isa wanted = detected;
@@ -141,8 +179,14 @@ bool forceBf16DotForTesting() {
 }
 
 bool zmmFmaInHalves() {
-  static const bool halves = detectedIsa() >= Isa::Avx512 && amdCpu();
+  static const bool halves =
+      detectedIsa() >= Isa::Avx512 && zmmHalvesFromEnvironment(amdZmmInHalves());
   return halves || gForcedZmmHalves.load(std::memory_order_acquire);
+}
+
+bool densePlanesPreferred() {
+  static const bool amd = detectedIsa() >= Isa::Avx512 && amdCpu();
+  return amd || zmmFmaInHalves();
 }
 
 bool forceZmmFmaInHalvesForTesting() {

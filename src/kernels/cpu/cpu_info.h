@@ -49,16 +49,27 @@ bool bf16DotAtFmaRate();
 // run the VDPBF16PS kernels there; false (and no change) without it.
 bool forceBf16DotForTesting();
 
-// True on CPUs that execute a 512-bit FMA as two 256-bit halves (AMD: Zen 4
-// measured 115 GFLOP/s per core against 236-240 on an Intel Xeon at a
-// similar clock). There the dense NCHW plane kernels, whose masked loads
-// and broadcasts are cheap next to such FMAs, measured faster than the
-// blocked direct kernels and the GEMM; on the Intel Xeon (two full-width
-// FMA ports) the blocked kernels and the GEMM were 10-25% faster. Fixed by
-// the CPU vendor, never by a timing.
+// True on CPUs that execute a 512-bit FMA as two 256-bit halves: AMD Zen 4
+// (115 GFLOP/s per core measured, against 236-240 on an Intel Xeon and 261
+// on a Zen 5 EPYC at similar clocks) and, as AMD documents, the mobile Zen 5
+// parts (not measured). There the blocked weight gradients and the stride
+// phases' measured faster than the im2col GEMM on strided pointwise, wide 1D
+// and image-stem layers; at full width the GEMM is faster (Zen 5 EPYC, 1
+// thread: res5 1x1/2 1024->2048 25.7 -> 21.4 ms, RN50 stem 7x7/2 dW+dX 40.0
+// -> 31.3). ACLNN_CPU_ZMM_FMA=halves|full overrides it. Fixed by the CPU's
+// family and model, never by a timing.
 bool zmmFmaInHalves();
-// Makes zmmFmaInHalves() true on any CPU with AVX-512, so that tests run
-// the dense plane kernels there; false (and no change) without it.
+// True on CPUs whose masked loads and broadcasts are cheap next to their
+// FMAs, so that the dense NCHW plane kernels beat the blocked direct
+// kernels and the GEMM on forward and data-gradient passes: AMD CPUs with
+// AVX-512 (Zen 4; Zen 5 EPYC, 1 thread: RN50 3x3 64ch 56x56 forward 9.5 ->
+// 8.1 ms, 1x1 256->64 4.8 -> 4.0, its data gradient + weight gradient 19.8
+// -> 16.8), and any CPU where zmmFmaInHalves(). On the Intel Xeon (two
+// full-width FMA ports) the blocked kernels and the GEMM were 10-25% faster.
+bool densePlanesPreferred();
+// Makes zmmFmaInHalves() and densePlanesPreferred() true on any CPU with
+// AVX-512, so that tests run the plane kernels there; false (and no change)
+// without it.
 bool forceZmmFmaInHalvesForTesting();
 
 }  // namespace kernels
