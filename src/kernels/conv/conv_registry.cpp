@@ -309,9 +309,12 @@ bool denseBlockedWeights(const ConvShape& s) {
 // faster on the im2col GEMM: RN50 stem 7x7/2 3->64 37.6 -> 22.9 ms (2
 // threads 19.0 -> 13.2), a one-channel 7x7/2 12.3 -> 10.4, 1D k10 s5 with
 // 2 or 3 channels 4.5 -> 3.3 and 3.5 -> 2.2, 3x3/2 3->32 1.7 -> 1.0.
+// On the Zen 5 EPYC (full width, plane kernels preferred) the GEMM wins that
+// stem too: 7.7-8.0 -> 4.9-5.8 ms, 2 threads 3.5-3.8 -> 2.5-3.1.
 bool stridePhaseWeights(const ConvShape& s) {
   const bool oneChannelRows = s.in[0] == 1 && s.in[1] == 1 && s.inChannels == 1;
-  return (zmmFmaInHalves() || oneChannelRows) && nchw_plane::acceptsStridePhasesBackwardWeight(s);
+  return (zmmFmaInHalves() || (oneChannelRows && !densePlanesPreferred())) &&
+         nchw_plane::acceptsStridePhasesBackwardWeight(s);
 }
 // The AVX512-BF16 entries run only where VDPBF16PS is fast
 // (bf16DotAtFmaRate); elsewhere the fp32 kernels are faster.
