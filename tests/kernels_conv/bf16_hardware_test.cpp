@@ -513,6 +513,51 @@ TEST_P(Bf16Hardware, RowPassesOverManyTaps) {
   EXPECT_EQ(ran, 4);  // forward and data gradient of both layers
 }
 
+// The VDPBF16PS row kernels take each input word either from memory in
+// every instruction or from a register broadcast once (chosen by the CPU,
+// bf16WordsBroadcastFromMemory): both forms on a layer of each input step
+// (3x3 stride 1 and 2) and output-block count (64 -> 58 and 64 -> 16),
+// against the float64 reference and bit for bit alike.
+TEST_P(Bf16Hardware, RowKernelsBroadcastWordsEitherWay) {
+  if (GetParam() != Isa::Avx512Bf16) GTEST_SKIP() << "the VDPBF16PS row kernels only";
+  std::mt19937 rng(23);
+  int ran = 0;
+  for (int variant = 0; variant < 3; ++variant) {
+    ConvShape s;
+    s.batch = 2;
+    s.inChannels = 64;
+    s.outChannels = variant == 2 ? 16 : 58;
+    const int64_t stride = variant == 1 ? 2 : 1;
+    for (int d = 1; d < 3; ++d) {
+      s.in[d] = 19 + d;
+      s.kernel[d] = 3;
+      s.padBefore[d] = 1;
+      s.stride[d] = stride;
+      s.out[d] = (s.in[d] + 2 - 3) / stride + 1;
+    }
+    s.operands = OperandValues::BF16;
+    for (int i = 0; i < convAlgorithmCount(); ++i) {
+      const ConvAlgorithm& a = convAlgorithmAt(i);
+      if (!isBf16Entry(a, GetParam()) || !a.accepts(s) ||
+          std::string(a.name).find("direct") == std::string::npos ||
+          a.pass == ConvPass::BackwardWeight)
+        continue;
+      const std::vector<float> v0 = values(countOf(a.pass, s, 0), Rounding::BF16, rng);
+      const std::vector<float> v1 = values(countOf(a.pass, s, 1), Rounding::BF16, rng);
+      const Reference ref = a.pass == ConvPass::Forward ? referenceForward(s, v0, v1)
+                                                        : referenceBackwardData(s, v0, v1);
+      forceBf16WordBroadcastForTesting(true);
+      const std::vector<float> memory = run(a, s, v0, v1);
+      forceBf16WordBroadcastForTesting(false);
+      const std::vector<float> registers = run(a, s, v0, v1);
+      EXPECT_TRUE(closeTo(ref, memory, a.name)) << describe(s);
+      EXPECT_TRUE(sameBits(memory, registers)) << a.name << " on " << describe(s);
+      ++ran;
+    }
+  }
+  EXPECT_GE(ran, 5);  // forward of each layer, data gradient of the 58-channel ones
+}
+
 // Wide pointwise layers, where the packed weights (two tiles per step for
 // hi/lo) are most of the workspace: results against float64, scratch guards
 // intact (run() checks them).

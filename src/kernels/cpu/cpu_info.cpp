@@ -126,6 +126,8 @@ constexpr int kNoForce = -1;
 std::atomic<int> gForced{kNoForce};
 std::atomic<bool> gForcedBf16Dot{false};
 std::atomic<bool> gForcedZmmHalves{false};
+constexpr int kNoForcedBroadcast = -1;
+std::atomic<int> gForcedBroadcast{kNoForcedBroadcast};
 
 constexpr const char* kNames[] = {"scalar", "avx2", "avx512", "avx512_bf16", "amx"};
 
@@ -165,6 +167,7 @@ void clearIsaForTesting() {
   gForced.store(kNoForce, std::memory_order_release);
   gForcedBf16Dot.store(false, std::memory_order_release);
   gForcedZmmHalves.store(false, std::memory_order_release);
+  gForcedBroadcast.store(kNoForcedBroadcast, std::memory_order_release);
 }
 
 bool bf16DotAtFmaRate() {
@@ -176,6 +179,16 @@ bool forceBf16DotForTesting() {
   if (detectedIsa() < Isa::Avx512Bf16) return false;
   gForcedBf16Dot.store(true, std::memory_order_release);
   return true;
+}
+
+bool bf16WordsBroadcastFromMemory() {
+  static const bool zen4 = amdCpu() && familyModel().family == 0x19;
+  const int forced = gForcedBroadcast.load(std::memory_order_acquire);
+  return forced == kNoForcedBroadcast ? zen4 : forced == 1;
+}
+
+void forceBf16WordBroadcastForTesting(bool fromMemory) {
+  gForcedBroadcast.store(fromMemory ? 1 : 0, std::memory_order_release);
 }
 
 bool zmmFmaInHalves() {

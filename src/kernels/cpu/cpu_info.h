@@ -35,7 +35,8 @@ bool parseIsa(const char* name, Isa* isa);
 // change) when the CPU cannot run it. Plan and run a problem under the same
 // setting: the workspace size depends on the algorithm chosen.
 bool forceIsaForTesting(Isa isa);
-// Also ends forceBf16DotForTesting() and forceZmmFmaInHalvesForTesting().
+// Also ends forceBf16DotForTesting(), forceZmmFmaInHalvesForTesting() and
+// forceBf16WordBroadcastForTesting().
 void clearIsaForTesting();
 
 // True when the CPU issues VDPBF16PS (zmm) at its fp32 FMA instruction rate,
@@ -48,6 +49,18 @@ bool bf16DotAtFmaRate();
 // Makes bf16DotAtFmaRate() true on any CPU with AVX512-BF16, so that tests
 // run the VDPBF16PS kernels there; false (and no change) without it.
 bool forceBf16DotForTesting();
+
+// True where the VDPBF16PS row kernels take each broadcast word from memory
+// in every instruction (embedded broadcast), false where they broadcast it
+// into a register once for the tile's output blocks. Memory on AMD Zen 4
+// (~5% faster there: bf16 3x3 forward, 1 thread, 10.7 -> 10.2 ms); a
+// register on the Zen 5 EPYC (6-12% faster there: 256ch 14x14 forward 5.04
+// -> 4.75 ms, data gradient 5.21 -> 4.63, medians of 3). The same
+// instruction either way, so the same bits. Fixed by the CPU's family.
+bool bf16WordsBroadcastFromMemory();
+// Makes bf16WordsBroadcastFromMemory() return `fromMemory` on any CPU, so
+// that tests run both forms; ended by clearIsaForTesting().
+void forceBf16WordBroadcastForTesting(bool fromMemory);
 
 // True on CPUs that execute a 512-bit FMA as two 256-bit halves: AMD Zen 4
 // (115 GFLOP/s per core measured, against 236-240 on an Intel Xeon and 261

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/cpu/cpu_info.h"
 #include "kernels/simd/dpbf16_avx512bf16.h"
 #include "kernels/simd/reduction_unroll.h"
 
@@ -25,7 +26,10 @@ constexpr int kWordUnroll = simd::kReductionUnroll;
 
 using TileFn = void (*)(const Bf16RowJob& j, int64_t t0);
 
-template <int WT, int NB, int IS>
+// kFromMemory: each instruction takes the input word from memory
+// (embedded broadcast), else the word is broadcast into a register once for
+// the NB blocks (simd/dpbf16_avx512bf16.h).
+template <int WT, int NB, int IS, bool kFromMemory>
 void denseTile(const Bf16RowJob& j, int64_t t0) {
   const uint32_t* in = j.in + t0 * IS * 16;
   float* out = j.out + t0 * j.outColStep;
@@ -48,9 +52,15 @@ void denseTile(const Bf16RowJob& j, int64_t t0) {
         wv[b] = reinterpret_cast<__m512bh>(_mm512_loadu_si512(wk + b * 256 + u * 16));
 #pragma GCC unroll 32
       for (int t = 0; t < WT; ++t) {
+        if (kFromMemory) {
 #pragma GCC unroll 2
-        for (int b = 0; b < NB; ++b)
-          simd::dotBroadcastWord(acc[t][b], src + t * IS * 16 + u, wv[b]);
+          for (int b = 0; b < NB; ++b)
+            simd::dotBroadcastWord(acc[t][b], src + t * IS * 16 + u, wv[b]);
+        } else {
+          const __m512bh word = simd::broadcastWord(src + t * IS * 16 + u);
+#pragma GCC unroll 2
+          for (int b = 0; b < NB; ++b) acc[t][b] = _mm512_dpbf16_ps(acc[t][b], word, wv[b]);
+        }
       }
     }
   }
@@ -72,15 +82,24 @@ struct Table {
   TileFn fn[N];
   TileFn operator[](int64_t i) const { return fn[i]; }
 };
-template <int NB, int IS, int... W>
+template <int NB, int IS, bool M, int... W>
 constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
-  return {{&denseTile<W + 1, NB, IS>...}};
+  return {{&denseTile<W + 1, NB, IS, M>...}};
 }
 
-constexpr auto kDense2s1 = denseTable<2, 1>(std::make_integer_sequence<int, kMaxWide2>{});
-constexpr auto kDense2s2 = denseTable<2, 2>(std::make_integer_sequence<int, kMaxWide2>{});
-constexpr auto kDense1s1 = denseTable<1, 1>(std::make_integer_sequence<int, kMaxWide1>{});
-constexpr auto kDense1s2 = denseTable<1, 2>(std::make_integer_sequence<int, kMaxWide1>{});
+// [from memory][input step - 1]
+constexpr decltype(denseTable<2, 1, false>(
+    std::make_integer_sequence<int, kMaxWide2>{})) kDense2[2][2] = {
+    {denseTable<2, 1, false>(std::make_integer_sequence<int, kMaxWide2>{}),
+     denseTable<2, 2, false>(std::make_integer_sequence<int, kMaxWide2>{})},
+    {denseTable<2, 1, true>(std::make_integer_sequence<int, kMaxWide2>{}),
+     denseTable<2, 2, true>(std::make_integer_sequence<int, kMaxWide2>{})}};
+constexpr decltype(denseTable<1, 1, false>(
+    std::make_integer_sequence<int, kMaxWide1>{})) kDense1[2][2] = {
+    {denseTable<1, 1, false>(std::make_integer_sequence<int, kMaxWide1>{}),
+     denseTable<1, 2, false>(std::make_integer_sequence<int, kMaxWide1>{})},
+    {denseTable<1, 1, true>(std::make_integer_sequence<int, kMaxWide1>{}),
+     denseTable<1, 2, true>(std::make_integer_sequence<int, kMaxWide1>{})}};
 
 // Cuts `count` positions into equal tiles of at most `widest`, so no row
 // ends in a sliver of one or two positions.
@@ -98,10 +117,12 @@ void runRow(const Bf16RowJob& job, const T& table, int widest) {
 }  // namespace
 
 void bf16_conv_rows_nb16_avx512bf16(const Bf16RowJob& job) {
+  const int memory = bf16WordsBroadcastFromMemory() ? 1 : 0;
+  const int step = job.inStep == 1 ? 0 : 1;
   if (job.nb == 2)
-    runRow(job, job.inStep == 1 ? kDense2s1 : kDense2s2, kMaxWide2);
+    runRow(job, kDense2[memory][step], kMaxWide2);
   else
-    runRow(job, job.inStep == 1 ? kDense1s1 : kDense1s2, kMaxWide1);
+    runRow(job, kDense1[memory][step], kMaxWide1);
 }
 
 }  // namespace blocked
