@@ -406,8 +406,20 @@ TEST_P(Bf16Hardware, WeightWordsRunsMatchTheFloatRunAndRefuseUnsafeWords) {
   // The same entries with staged rows of an even length (x rows of 12
   // positions, 11 outputs per row: a kernel width of 2, no W padding),
   // which the words staging turns into pair rows directly.
+  // And pointwise layers with whole 16-channel blocks, whose x the
+  // AVX512-BF16 pass reads in place for every image but the last (63
+  // positions per plane: the last K step of a plane reads into the next).
+  int inPlace = 0;
   for (size_t i = 0, n = cases.size(); i < n; ++i) {
     HardwareCase e = cases[i];
+    if (e.shape.kernel[2] == 1) {
+      e.shape.batch = 3;
+      e.shape.inChannels = 32;
+      e.shape.in[1] = e.shape.out[1] = 9;
+      e.shape.in[2] = e.shape.out[2] = 7;
+      cases.push_back(e);
+      continue;
+    }
     if (e.shape.kernel[2] != 3) continue;
     e.shape.in[2] = 12;
     e.shape.kernel[2] = 2;
@@ -422,6 +434,7 @@ TEST_P(Bf16Hardware, WeightWordsRunsMatchTheFloatRunAndRefuseUnsafeWords) {
       continue;
     ++checked;
     if (s.kernel[2] == 2) ++evenRows;
+    if (s.kernel[2] == 1 && s.inChannels == 32) ++inPlace;
     std::vector<float> v[2] = {values(countOf(c.bf16->pass, s, 0), c.rounding, rng),
                                values(countOf(c.bf16->pass, s, 1), c.rounding, rng)};
     const std::vector<float> expected = run(*c.bf16, c.shape, v[0], v[1]);
@@ -434,18 +447,22 @@ TEST_P(Bf16Hardware, WeightWordsRunsMatchTheFloatRunAndRefuseUnsafeWords) {
         c.bf16->runWeightWords(s, words[0].data(), words[1].data(), dw.data(), scratch.get()))
         << c.bf16->name << " refused ordinary data";
     EXPECT_TRUE(sameBits(dw, expected)) << c.bf16->name;
+    // An unsafe word in an image read in place and in the last one.
     for (int k = 0; k < 2; ++k)
-      for (uint32_t bits : patterns) {
-        std::vector<uint16_t> bad[2] = {words[0], words[1]};
-        bad[k][bad[k].size() / 3] = static_cast<uint16_t>(bits >> 16);
-        EXPECT_FALSE(
-            c.bf16->runWeightWords(s, bad[0].data(), bad[1].data(), dw.data(), scratch.get()))
-            << c.bf16->name << " took 0x" << std::hex << bits << " in operand " << k;
-      }
+      for (uint32_t bits : patterns)
+        for (size_t at : {words[k].size() / 3, words[k].size() - 1}) {
+          std::vector<uint16_t> bad[2] = {words[0], words[1]};
+          bad[k][at] = static_cast<uint16_t>(bits >> 16);
+          EXPECT_FALSE(
+              c.bf16->runWeightWords(s, bad[0].data(), bad[1].data(), dw.data(), scratch.get()))
+              << c.bf16->name << " took 0x" << std::hex << bits << " in operand " << k << " at "
+              << std::dec << at;
+        }
     EXPECT_TRUE(scratch.guardsIntact()) << c.bf16->name;
   }
   EXPECT_GE(checked, 2);  // AMX: direct and pointwise; AVX512-BF16: direct on both shapes
   EXPECT_GE(evenRows, 1);
+  EXPECT_GE(inPlace, 1);
 }
 
 // Long reductions: the pointwise weight gradient in several chunks of

@@ -275,6 +275,16 @@ bool stageBf16Planes_avx512(const uint16_t* dense, ElementType type, const Bf16P
   return type == ElementType::F16 ? stagePlanes<F16Elements>(dense, l, kind, begin, end, staged)
                                   : stagePlanes<Bf16Elements>(dense, l, kind, begin, end, staged);
 }
+bool bf16WordsSafe_avx512(const uint16_t* words, int64_t count) {
+  __mmask32 unsafe = 0;
+  int64_t i = 0;
+  for (; i + 32 <= count; i += 32) unsafe |= unsafeWords(_mm512_loadu_si512(words + i));
+  if (i < count) {
+    const __mmask32 tail = static_cast<__mmask32>((uint64_t{1} << (count - i)) - 1);
+    unsafe |= unsafeWords(_mm512_maskz_loadu_epi16(tail, words + i)) & tail;
+  }
+  return unsafe == 0;
+}
 bool stageBf16PairRows_avx512(const float* dense, const Bf16PairRowLayout& l, PairKind kind,
                               int64_t begin, int64_t end, uint32_t* staged, Rounding rounding) {
   return rounding == Rounding::HF32

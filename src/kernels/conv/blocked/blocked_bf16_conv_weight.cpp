@@ -170,9 +170,52 @@ bool stage(const WeightPlan& p, const ConvShape& s, const Source* x, const Sourc
   return !unsafe.load();
 }
 
-// The pass on staged operands.
+// A pointwise layer's staged x (stride 1, no padding, whole 16-channel
+// blocks) is the caller's bf16 x word for word: every image but the last is
+// read in place, after a check for unsafe words; the last is staged, since
+// an image's last K step reads up to 31 words past its planes (at least 32
+// positions per plane keep that inside the next image; there dy is zero and
+// the words are safe, so the products add exact zeros: the staged run's
+// bits). Measured on the Zen 5 EPYC, bf16 1x1 256->64 56x56 dW, 1 thread:
+// staging x took 35% of the pass, the kernel 21%.
+bool readsCallerX(const ConvShape& s, const WeightPlan& p) {
+  if (p.kind != PairKind::Pairs || s.io != ElementType::BF16 || s.batch < 2 || p.taps != 1 ||
+      s.inChannels % 16 != 0 || p.x.channelEntries < kStepEntries)
+    return false;
+  for (int d = 0; d < 3; ++d) {
+    if (s.stride[d] != 1 || s.padBefore[d] != 0 || s.in[d] != s.out[d]) return false;
+  }
+  return true;
+}
+
+// stage() for readsCallerX: the check of the images read in place, the
+// staging of the last one and of dy.
+bool stageLastImage(const WeightPlan& p, const ConvShape& s, const uint16_t* x, const uint16_t* dy,
+                    uint16_t* xs, uint32_t* dys) {
+  std::atomic<bool> unsafe{false};
+  const int64_t planes = p.x.paddedChannels, planeWords = p.x.channelEntries;
+  parallelFor((s.batch - 1) * planes, [&](int64_t begin, int64_t end) {
+    if (!bf16WordsSafe_avx512(x + begin * planeWords, (end - begin) * planeWords))
+      unsafe.store(true, std::memory_order_relaxed);
+  });
+  const int64_t last = (s.batch - 1) * planes;
+  parallelFor(planes, [&](int64_t begin, int64_t end) {
+    if (!stagePlanesOf(x, s, p.x, p.kind, last + begin, last + end, xs))
+      unsafe.store(true, std::memory_order_relaxed);
+  });
+  std::memset(xs + s.batch * planes * planeWords, 0,
+              static_cast<size_t>(p.xSlackEntries) * sizeof(uint16_t));
+  parallelFor(s.batch * p.dy.blocks, [&](int64_t begin, int64_t end) {
+    if (!stagePairRowsOf(dy, s, p.dy, p.kind, begin, end, dys))
+      unsafe.store(true, std::memory_order_relaxed);
+  });
+  return !unsafe.load();
+}
+
+// The pass on staged operands; with callerX, images before the last read x
+// there (readsCallerX).
 void runStaged(const Bf16Kernels& kernels, const WeightPlan& p, const ConvShape& s, float* dw,
-               void* scratch) {
+               void* scratch, const uint16_t* callerX = nullptr) {
   const uint16_t* xs = scratchRegion<uint16_t>(scratch, p.xOffset);
   const uint32_t* dys = scratchRegion<uint32_t>(scratch, p.dyOffset);
   float* partial = scratchRegion<float>(scratch, p.partialOffset);
@@ -210,8 +253,9 @@ void runStaged(const Bf16Kernels& kernels, const WeightPlan& p, const ConvShape&
           const int64_t steps =
               std::min({stepEnd - step, p.stepsPerImage - local, kBlockSteps - inBlock});
           inBlock += steps;
+          const uint16_t* images = callerX && image + 1 < s.batch ? callerX : xs;
           segments[count].x = reinterpret_cast<const uint8_t*>(
-              xs + image * xImageEntries + a0 * 16 * p.x.channelEntries + local * kStepEntries);
+              images + image * xImageEntries + a0 * 16 * p.x.channelEntries + local * kStepEntries);
           segments[count].dy = reinterpret_cast<const uint8_t*>(
               dys + (image * p.dy.blocks + b0) * dyBlockWords + local * 16 * 16);
           segments[count].steps = steps;
@@ -304,9 +348,14 @@ bool bf16BackwardWeightWords(Isa isa, const ConvShape& s, const uint16_t* x, con
                              float* dw, void* scratch) {
   WeightPlan p;
   planWeight(isa, s, &p);
-  if (!stage(p, s, x, dy, scratchRegion<uint16_t>(scratch, p.xOffset),
-             scratchRegion<uint32_t>(scratch, p.dyOffset)))
-    return false;
+  uint16_t* xs = scratchRegion<uint16_t>(scratch, p.xOffset);
+  uint32_t* dys = scratchRegion<uint32_t>(scratch, p.dyOffset);
+  if (readsCallerX(s, p)) {
+    if (!stageLastImage(p, s, x, dy, xs, dys)) return false;
+    runStaged(bf16KernelsFor(isa), p, s, dw, scratch, x);
+    return true;
+  }
+  if (!stage(p, s, x, dy, xs, dys)) return false;
   runStaged(bf16KernelsFor(isa), p, s, dw, scratch);
   return true;
 }

@@ -148,6 +148,10 @@ bool stageBf16Planes_avx512(const float* dense, const Bf16PlaneLayout& l, PairKi
 bool stageBf16Planes_avx512(const uint16_t* dense, ElementType type, const Bf16PlaneLayout& l,
                             PairKind kind, int64_t begin, int64_t end, uint16_t* staged);
 
+// True when none of `count` bf16 words is bf16Unsafe (a check without a
+// copy, for x read in place).
+bool bf16WordsSafe_avx512(const uint16_t* words, int64_t count);
+
 // dy as pair rows: for each (image, 16-channel block) the flat positions
 // p = (od * rowsPerPlane + oh) * rowLength + ow for p < positions (zero where
 // oh >= out[1] or ow >= out[2]), as rows of 16 words: Pairs: row r holds
