@@ -90,8 +90,9 @@ FamilyModel familyModel() {
 // Zen 4 (family 19h) splits every zmm operation into two 256-bit halves.
 // Zen 5 (family 1Ah) has a full 512-bit datapath on its server and desktop
 // parts (measured on an EPYC, family 1Ah model 02h: 261 GFLOP/s per core,
-// as an Intel Xeon's two FMA ports) and AMD documents the 256-bit one for
-// its mobile parts (models 20h-2Fh and 60h-6Fh; not measured here).
+// as an Intel Xeon's two FMA ports); its mobile parts (Strix Point, models
+// 20h-2Fh; Krackan Point, 60h-6Fh) are reported to keep a 256-bit one (not
+// measured here).
 bool amdZmmInHalves() {
   if (!amdCpu()) return false;
   const FamilyModel fm = familyModel();

@@ -54,8 +54,9 @@ bool forceBf16DotForTesting();
 // in every instruction (embedded broadcast), false where they broadcast it
 // into a register once for the tile's output blocks. Memory on AMD Zen 4
 // (~5% faster there: bf16 3x3 forward, 1 thread, 10.7 -> 10.2 ms); a
-// register on the Zen 5 EPYC (6-12% faster there: 256ch 14x14 forward 5.04
-// -> 4.75 ms, data gradient 5.21 -> 4.63, medians of 3). The same
+// register on the Zen 5 EPYC (6-12% faster there, medians of 3, 1 thread:
+// 256ch 14x14 forward 5.04 -> 4.75 and 5.33 -> 5.04 ms in two runs, its data
+// gradient 5.21 -> 4.63, 1D k3 512ch forward 66.7 -> 61.6). The same
 // instruction either way, so the same bits. Fixed by the CPU's family.
 bool bf16WordsBroadcastFromMemory();
 // Makes bf16WordsBroadcastFromMemory() return `fromMemory` on any CPU, so
@@ -64,8 +65,8 @@ void forceBf16WordBroadcastForTesting(bool fromMemory);
 
 // True on CPUs that execute a 512-bit FMA as two 256-bit halves: AMD Zen 4
 // (115 GFLOP/s per core measured, against 236-240 on an Intel Xeon and 261
-// on a Zen 5 EPYC at similar clocks) and, as AMD documents, the mobile Zen 5
-// parts (not measured). There the blocked weight gradients and the stride
+// on a Zen 5 EPYC at similar clocks) and the mobile Zen 5 parts, which are
+// reported to keep 256-bit units (not measured). There the blocked weight gradients and the stride
 // phases' measured faster than the im2col GEMM on strided pointwise, wide 1D
 // and image-stem layers; at full width the GEMM is faster (Zen 5 EPYC, 1
 // thread: res5 1x1/2 1024->2048 25.7 -> 21.4 ms, RN50 stem 7x7/2 dW+dX 40.0
