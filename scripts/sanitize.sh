@@ -11,4 +11,4 @@ cmake --build build-asan -j"$(nproc)" >/dev/null
 # a Python that is not built with ASan (the ASan runtime must come first); the
 # plain build covers them.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-asan --output-on-failure -E 'torch_crosscheck|install|python' "$@"
+  ctest --test-dir build-asan --output-on-failure -j"$(nproc)" -E 'torch_crosscheck|install|python' "$@"

@@ -50,9 +50,9 @@ bool bf16DotAtFmaRate();
 // run the VDPBF16PS kernels there; false (and no change) without it.
 bool forceBf16DotForTesting();
 
-// True where the VDPBF16PS row kernels take each broadcast word from memory
-// in every instruction (embedded broadcast), false where they broadcast it
-// into a register once for the tile's output blocks. Memory on AMD Zen 4
+// True where the VDPBF16PS row kernels' tiles of two output blocks take each
+// broadcast word from memory in every instruction (embedded broadcast),
+// false where they broadcast it into a register once for both blocks. Memory on AMD Zen 4
 // (~5% faster there: bf16 3x3 forward, 1 thread, 10.7 -> 10.2 ms); a
 // register on the Zen 5 EPYC (6-12% faster there, medians of 3, 1 thread:
 // 256ch 14x14 forward 5.04 -> 4.75 and 5.33 -> 5.04 ms in two runs, its data
