@@ -87,20 +87,18 @@ constexpr Table<sizeof...(W)> denseTable(std::integer_sequence<int, W...>) {
   return {{&denseTile<W + 1, NB, IS, M>...}};
 }
 
-// [from memory][input step - 1]. The memory form (Zen 4) only for two
-// output blocks, the usual tile: every form is a separate instantiation, and
-// they dominate the sanitizer builds' compile time (clang with UBSan: 173 s
-// for this file with both forms of both block counts).
-constexpr decltype(denseTable<2, 1, false>(
-    std::make_integer_sequence<int, kMaxWide2>{})) kDense2[2][2] = {
-    {denseTable<2, 1, false>(std::make_integer_sequence<int, kMaxWide2>{}),
-     denseTable<2, 2, false>(std::make_integer_sequence<int, kMaxWide2>{})},
-    {denseTable<2, 1, true>(std::make_integer_sequence<int, kMaxWide2>{}),
-     denseTable<2, 2, true>(std::make_integer_sequence<int, kMaxWide2>{})}};
-constexpr decltype(denseTable<1, 1, false>(
-    std::make_integer_sequence<int, kMaxWide1>{})) kDense1[2] = {
-    denseTable<1, 1, false>(std::make_integer_sequence<int, kMaxWide1>{}),
-    denseTable<1, 2, false>(std::make_integer_sequence<int, kMaxWide1>{})};
+// The memory form (Zen 4) only for two output blocks, the usual tile:
+// every form is a separate instantiation, and they dominate the sanitizer
+// builds' compile time (clang with UBSan: 173 s for this file with both
+// forms of both block counts).
+constexpr auto kDense2s1 = denseTable<2, 1, false>(std::make_integer_sequence<int, kMaxWide2>{});
+constexpr auto kDense2s2 = denseTable<2, 2, false>(std::make_integer_sequence<int, kMaxWide2>{});
+constexpr auto kDense2s1Memory =
+    denseTable<2, 1, true>(std::make_integer_sequence<int, kMaxWide2>{});
+constexpr auto kDense2s2Memory =
+    denseTable<2, 2, true>(std::make_integer_sequence<int, kMaxWide2>{});
+constexpr auto kDense1s1 = denseTable<1, 1, false>(std::make_integer_sequence<int, kMaxWide1>{});
+constexpr auto kDense1s2 = denseTable<1, 2, false>(std::make_integer_sequence<int, kMaxWide1>{});
 
 // Cuts `count` positions into equal tiles of at most `widest`, so no row
 // ends in a sliver of one or two positions.
@@ -118,12 +116,13 @@ void runRow(const Bf16RowJob& job, const T& table, int widest) {
 }  // namespace
 
 void bf16_conv_rows_nb16_avx512bf16(const Bf16RowJob& job) {
-  const int memory = bf16WordsBroadcastFromMemory() ? 1 : 0;
-  const int step = job.inStep == 1 ? 0 : 1;
-  if (job.nb == 2)
-    runRow(job, kDense2[memory][step], kMaxWide2);
+  const bool step1 = job.inStep == 1;
+  if (job.nb != 2)
+    runRow(job, step1 ? kDense1s1 : kDense1s2, kMaxWide1);
+  else if (bf16WordsBroadcastFromMemory())
+    runRow(job, step1 ? kDense2s1Memory : kDense2s2Memory, kMaxWide2);
   else
-    runRow(job, kDense1[step], kMaxWide1);
+    runRow(job, step1 ? kDense2s1 : kDense2s2, kMaxWide2);
 }
 
 }  // namespace blocked

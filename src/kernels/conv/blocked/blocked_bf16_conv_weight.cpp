@@ -153,12 +153,15 @@ bool stagePairRowsOf(const uint16_t* dy, const ConvShape& s, const Bf16PairRowLa
   return stageBf16PairRows_avx512(dy, s.io, l, kind, begin, end, staged);
 }
 
+// Stages x from image `firstImage` on (the images before it are read in
+// place: readsCallerX) and all of dy. False when a staged value is unsafe.
 template <typename Source>
 bool stage(const WeightPlan& p, const ConvShape& s, const Source* x, const Source* dy, uint16_t* xs,
-           uint32_t* dys) {
+           uint32_t* dys, int64_t firstImage = 0) {
   std::atomic<bool> unsafe{false};
-  parallelFor(s.batch * p.x.paddedChannels, [&](int64_t begin, int64_t end) {
-    if (!stagePlanesOf(x, s, p.x, p.kind, begin, end, xs))
+  const int64_t first = firstImage * p.x.paddedChannels;
+  parallelFor(s.batch * p.x.paddedChannels - first, [&](int64_t begin, int64_t end) {
+    if (!stagePlanesOf(x, s, p.x, p.kind, first + begin, first + end, xs))
       unsafe.store(true, std::memory_order_relaxed);
   });
   std::memset(xs + s.batch * p.x.paddedChannels * p.x.channelEntries, 0,
@@ -188,25 +191,12 @@ bool readsCallerX(const ConvShape& s, const WeightPlan& p) {
   return true;
 }
 
-// stage() for readsCallerX: the check of the images read in place, the
-// staging of the last one and of dy.
-bool stageLastImage(const WeightPlan& p, const ConvShape& s, const uint16_t* x, const uint16_t* dy,
-                    uint16_t* xs, uint32_t* dys) {
+// True when the first `images` images of x hold no unsafe word.
+bool safeInPlace(const WeightPlan& p, const uint16_t* x, int64_t images) {
   std::atomic<bool> unsafe{false};
-  const int64_t planes = p.x.paddedChannels, planeWords = p.x.channelEntries;
-  parallelFor((s.batch - 1) * planes, [&](int64_t begin, int64_t end) {
+  const int64_t planeWords = p.x.channelEntries;
+  parallelFor(images * p.x.paddedChannels, [&](int64_t begin, int64_t end) {
     if (!bf16WordsSafe_avx512(x + begin * planeWords, (end - begin) * planeWords))
-      unsafe.store(true, std::memory_order_relaxed);
-  });
-  const int64_t last = (s.batch - 1) * planes;
-  parallelFor(planes, [&](int64_t begin, int64_t end) {
-    if (!stagePlanesOf(x, s, p.x, p.kind, last + begin, last + end, xs))
-      unsafe.store(true, std::memory_order_relaxed);
-  });
-  std::memset(xs + s.batch * planes * planeWords, 0,
-              static_cast<size_t>(p.xSlackEntries) * sizeof(uint16_t));
-  parallelFor(s.batch * p.dy.blocks, [&](int64_t begin, int64_t end) {
-    if (!stagePairRowsOf(dy, s, p.dy, p.kind, begin, end, dys))
       unsafe.store(true, std::memory_order_relaxed);
   });
   return !unsafe.load();
@@ -350,13 +340,9 @@ bool bf16BackwardWeightWords(Isa isa, const ConvShape& s, const uint16_t* x, con
   planWeight(isa, s, &p);
   uint16_t* xs = scratchRegion<uint16_t>(scratch, p.xOffset);
   uint32_t* dys = scratchRegion<uint32_t>(scratch, p.dyOffset);
-  if (readsCallerX(s, p)) {
-    if (!stageLastImage(p, s, x, dy, xs, dys)) return false;
-    runStaged(bf16KernelsFor(isa), p, s, dw, scratch, x);
-    return true;
-  }
-  if (!stage(p, s, x, dy, xs, dys)) return false;
-  runStaged(bf16KernelsFor(isa), p, s, dw, scratch);
+  const int64_t inPlace = readsCallerX(s, p) ? s.batch - 1 : 0;
+  if (!safeInPlace(p, x, inPlace) || !stage(p, s, x, dy, xs, dys, inPlace)) return false;
+  runStaged(bf16KernelsFor(isa), p, s, dw, scratch, inPlace > 0 ? x : nullptr);
   return true;
 }
 
