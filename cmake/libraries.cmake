@@ -22,7 +22,12 @@ target_include_directories(ascendcl INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include/aclnn>)
 target_link_libraries(ascendcl PRIVATE ${whole_archive} Threads::Threads)
 target_link_options(ascendcl PRIVATE
-  "-Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/exports.map" "-Wl,--no-undefined")
+  "-Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/exports.map")
+# clang's sanitizer runtimes live in the executable (static), so a sanitized
+# shared library leaves their symbols for the loader to resolve.
+if(NOT (ACLNN_CPU_SANITIZE AND CMAKE_CXX_COMPILER_ID MATCHES "Clang"))
+  target_link_options(ascendcl PRIVATE "-Wl,--no-undefined")
+endif()
 set_target_properties(ascendcl PROPERTIES LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cmake/exports.map)
 
 foreach(lib nnopbase opapi opapi_nn opapi_math)
