@@ -544,6 +544,13 @@ std::vector<ConvShape> edgeShapes() {
   v.push_back(edgeShape(2, 32, 48, 1, unit, {13, 1, 3, 0, 1, 0}, {14, 3, 2, 1, 1, 0}));
   v.push_back(edgeShape(1, 16, 16, 1, {5, 1, 2, 1, 1, 0}, {7, 1, 3, 1, 1, 0}, {9, 1, 2, 0, 1, 0}));
   v.push_back(edgeShape(1, 16, 16, 16, unit, {9, 1, 4, 2, 1, 0}, {9, 3, 1, 1, 1, 0}));
+  // 1x1x1 kernels whose data gradient col2im stores whole dx planes: padded
+  // stride 2 with stacked images (25 positions) and one image's 285, a 3D
+  // one with stride 3 along W and a short output, a padded stride 1.
+  v.push_back(edgeShape(3, 16, 24, 1, unit, {9, 1, 2, 1, 1, 0}, {9, 1, 2, 1, 1, 0}));
+  v.push_back(edgeShape(1, 16, 16, 1, unit, {30, 1, 2, 0, 1, 0}, {37, 1, 2, 0, 1, 0}));
+  v.push_back(edgeShape(2, 8, 8, 1, {5, 1, 2, 1, 1, 0}, {7, 1, 3, 2, 1, 0}, {40, 1, 3, 1, 1, 12}));
+  v.push_back(edgeShape(2, 8, 8, 1, unit, {20, 1, 1, 1, 1, 0}, {20, 1, 1, 2, 1, 0}));
   // Weight-gradient blocks of at most 224 positions: 3 rows of 60 (and a
   // last block of 1 row), single stride-2 rows of 61 (2 x lines each).
   v.push_back(edgeShape(2, 16, 16, 1, unit, {10, 3, 1, 1, 1, 0}, {60, 3, 1, 1, 1, 0}));

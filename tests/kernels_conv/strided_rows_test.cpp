@@ -2,7 +2,7 @@
 // against the scalar reference, bit for bit, for strides 2 (the permute
 // path), 3, 5 and 17 (gathers and scatters), every count from 0 to 70 (whole
 // vectors and every tail) and unaligned starts; elements the row does not
-// name keep their values.
+// name keep their values (a spread names the elements between its values).
 
 #include <gtest/gtest.h>
 
@@ -59,6 +59,13 @@ TEST(StridedRows, Avx512LoopsMatchTheScalarReference) {
         scalar.add(narrow.data() + start, count, stride, sums.data() + start);
         vector.add(narrow.data() + start, count, stride, sumsGot.data() + start);
         ASSERT_TRUE(sameBits(sums, sumsGot)) << "add stride " << stride << " count " << count;
+
+        std::vector<float> spread = randomValues(static_cast<size_t>(start + span + 1), rng);
+        std::vector<float> spreadGot = spread;
+        scalar.spread(narrow.data() + start, count, stride, spread.data() + start);
+        vector.spread(narrow.data() + start, count, stride, spreadGot.data() + start);
+        ASSERT_TRUE(sameBits(spread, spreadGot))
+            << "spread stride " << stride << " count " << count;
         ++cases;
       }
     }
@@ -82,6 +89,14 @@ TEST(StridedRows, ScalarReferenceHandCase) {
   EXPECT_EQ(sums[2], 23.0f);
   EXPECT_EQ(sums[4], 35.0f);
   EXPECT_TRUE(std::signbit(sums[1]) && std::signbit(sums[3]));
+  // Spread: every third element, +0 between, nothing past the last one.
+  float spread[8] = {9, 9, 9, 9, 9, 9, 9, 9};
+  loops.spread(in, 3, 3, spread);
+  const float expected[8] = {1, 0, 0, 2, 0, 0, 3, 9};
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(spread[i], expected[i]) << i;
+    EXPECT_FALSE(std::signbit(spread[i])) << i;
+  }
 }
 
 }  // namespace

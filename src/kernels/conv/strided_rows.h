@@ -16,10 +16,14 @@ namespace conv_detail {
 using StridedCopyFn = void (*)(const float* in, int64_t stride, int64_t count, float* out);
 // out[i * stride] += in[i] for i < count; the elements between are untouched.
 using StridedAddFn = void (*)(const float* in, int64_t count, int64_t stride, float* out);
+// out[i * stride] = in[i] for i < count and +0 in the elements between: the
+// (count - 1) * stride + 1 elements from out[0] are all written.
+using StridedSpreadFn = void (*)(const float* in, int64_t count, int64_t stride, float* out);
 
 struct StridedRowLoops {
   StridedCopyFn copy;
   StridedAddFn add;
+  StridedSpreadFn spread;
 };
 
 // The loops for the active ISA (scalar below AVX-512), for strides >= 2.

@@ -58,6 +58,25 @@ void addPairs(const float* in, int64_t count, float* out) {
   }
 }
 
+void spreadPairs(const float* in, int64_t count, float* out) {
+  // Lanes 2j take in[j] (in[8 + j] for the high vector), lanes 2j + 1 zero
+  // (index 16 picks the second operand's lane 0).
+  const __m512i spreadLo =
+      _mm512_setr_epi32(0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16);
+  const __m512i spreadHi =
+      _mm512_setr_epi32(8, 16, 9, 16, 10, 16, 11, 16, 12, 16, 13, 16, 14, 16, 15, 16);
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t i = 0; i < count; i += 16) {
+    const int64_t n = count - i < 16 ? count - i : 16;
+    const int64_t span = i + n < count ? 2 * n : 2 * n - 1;  // the zero after a value, but the last
+    float* to = out + 2 * i;
+    const __m512 values = _mm512_maskz_loadu_ps(firstLanes(n), in + i);
+    _mm512_mask_storeu_ps(to, firstLanes(span), _mm512_permutex2var_ps(values, spreadLo, zero));
+    _mm512_mask_storeu_ps(to + 16, firstLanes(span - 16),
+                          _mm512_permutex2var_ps(values, spreadHi, zero));
+  }
+}
+
 __m512i laneOffsets(int64_t stride) {
   return _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                             _mm512_set1_epi32(static_cast<int>(stride)));
@@ -88,9 +107,14 @@ void addStrided(const float* in, int64_t count, int64_t stride, float* out) {
   }
 }
 
+void spreadStrided(const float* in, int64_t count, int64_t stride, float* out) {
+  if (stride == 2) return spreadPairs(in, count, out);
+  scalarStridedRowLoops().spread(in, count, stride, out);
+}
+
 }  // namespace
 
-StridedRowLoops stridedRowLoopsAvx512() { return {copyStrided, addStrided}; }
+StridedRowLoops stridedRowLoopsAvx512() { return {copyStrided, addStrided, spreadStrided}; }
 
 }  // namespace conv_detail
 }  // namespace kernels

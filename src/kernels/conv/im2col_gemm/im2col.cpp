@@ -210,6 +210,50 @@ void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
   }
 }
 
+void col2imPointwiseStore(const ConvShape& shape, int64_t channels, const float* col,
+                          int64_t colStride, float* dxChannels) {
+  const Tap tap = makeTap(shape, 0);
+  const int64_t inW = shape.in[2], strideW = shape.stride[2];
+  const int64_t planeRows = shape.in[0] * shape.in[1];
+  const StridedRowLoops loops = stridedRowLoops();
+  // The output index whose window starts at input index i along one dim, or -1.
+  auto source = [&](int d, int64_t i) -> int64_t {
+    const int64_t shifted = i - tap.offset[d];
+    if (shifted < 0 || shifted % shape.stride[d] != 0) return -1;
+    const int64_t o = shifted / shape.stride[d];
+    return o < shape.out[d] ? o : -1;
+  };
+  auto body = [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      const float* src = col + c * colStride;
+      for (int64_t row = 0; row < planeRows; ++row) {
+        float* out = dxChannels + (c * planeRows + row) * inW;
+        const int64_t od = source(0, row / shape.in[1]), oh = source(1, row % shape.in[1]);
+        if (od < 0 || oh < 0 || tap.wEnd <= tap.wBegin) {
+          std::fill(out, out + inW, 0.0f);
+          continue;
+        }
+        const float* in = src + (od * shape.out[1] + oh) * shape.out[2] + tap.wBegin;
+        const int64_t first = tap.wBegin * strideW + tap.offset[2];
+        const int64_t count = tap.wEnd - tap.wBegin;
+        const int64_t last = first + (count - 1) * strideW;  // the last element stored
+        std::fill(out, out + first, 0.0f);
+        if (strideW == 1) {
+          std::memcpy(out + first, in, static_cast<size_t>(count) * sizeof(float));
+        } else {
+          loops.spread(in, count, strideW, out + first);
+        }
+        std::fill(out + last + 1, out + inW, 0.0f);
+      }
+    }
+  };
+  if (channels * planeRows * inW < kMinParallelEntries) {
+    body(0, channels);
+  } else {
+    parallelFor(channels, body);
+  }
+}
+
 }  // namespace conv_detail
 }  // namespace kernels
 }  // namespace aclcpu

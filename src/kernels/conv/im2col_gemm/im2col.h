@@ -47,6 +47,13 @@ void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
                           const ColumnTile& tile, const float* col, int64_t colStride,
                           float* dxGroup);
 
+// A 1x1x1 kernel's col2im, when col holds every output position (rows
+// colStride floats apart): each dx element has at most one term, so the
+// planes of channels [0, channels) from dxChannels on are stored whole, the
+// term or +0 (no zeroing pass before, no read of dx). Parallel over channels.
+void col2imPointwiseStore(const ConvShape& shape, int64_t channels, const float* col,
+                          int64_t colStride, float* dxChannels);
+
 }  // namespace conv_detail
 }  // namespace kernels
 }  // namespace aclcpu
