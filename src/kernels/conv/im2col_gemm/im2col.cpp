@@ -171,6 +171,28 @@ void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const Colu
   }
 }
 
+void im2colImages(const ConvShape& shape, const ConvGeometry& geometry, const float* xGroup,
+                  int64_t images, int64_t imageStride, float* col, int64_t colStride) {
+  const int64_t taps = geometry.kernelVolume, P = geometry.outVolume;
+  const ColumnTile whole{0, geometry.cinPerGroup, 0, P};
+  const StridedRowLoops loops = stridedRowLoops();
+  auto body = [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const Tap tap = makeTap(shape, r % taps);
+      const int64_t channel = r / taps;
+      for (int64_t i = 0; i < images; ++i)
+        fillRow(shape, tap, whole, xGroup + i * imageStride + channel * geometry.inVolume, loops,
+                col + r * colStride + i * P);
+    }
+  };
+  const int64_t rows = geometry.cinPerGroup * taps;
+  if (rows * images * P < kMinParallelEntries) {
+    body(0, rows);
+  } else {
+    parallelFor(rows, body);
+  }
+}
+
 void col2imTileAccumulate(const ConvShape& shape, const ConvGeometry& geometry,
                           const ColumnTile& tile, const float* col, int64_t colStride,
                           float* dxGroup) {

@@ -39,6 +39,12 @@ struct ColumnSource {
 void packColumnBlock(const void* context, int64_t k0, int64_t n0, int64_t kb, int64_t nb, int slot,
                      float* dst);
 
+// The column matrices of `images` images (image i's x at xGroup + i *
+// imageStride) side by side, every position and channel of the group:
+// col[(c * K + k) * colStride + i * P + p]. Parallel over rows.
+void im2colImages(const ConvShape& shape, const ConvGeometry& geometry, const float* xGroup,
+                  int64_t images, int64_t imageStride, float* col, int64_t colStride);
+
 // dxGroup[c, window position] += col[row][p] for every entry of the tile.
 // Parallel over channels; each channel adds taps, then positions, in a fixed
 // order, so the result never depends on the thread count.
