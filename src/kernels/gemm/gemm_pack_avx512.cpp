@@ -30,6 +30,7 @@ constexpr int64_t kStepsAhead = 6;
 int64_t clampTo16(int64_t value) { return value < 0 ? 0 : (value > 16 ? 16 : value); }
 
 using simd::firstLanes;
+using simd::loadFirstLanes;
 
 // Each line is contiguous along depth: transpose 16 lines x 16 steps at a time.
 template <bool kRound>
@@ -46,7 +47,6 @@ void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_
     }
     for (int64_t p0 = 0; p0 < depth; p0 += 16) {
       const int64_t steps = clampTo16(depth - p0);
-      const __mmask16 loadMask = firstLanes(steps);
       if (p0 + 16 * kStepsAhead < depth) {
         for (int64_t i = 0; i < lines; ++i) {
           _mm_prefetch(
@@ -56,7 +56,7 @@ void packTransposing(const float* src, int64_t lineStride, int64_t width, int64_
       }
       __m512 r[16];
       for (int i = 0; i < 16; ++i) {
-        r[i] = i < lines ? _mm512_maskz_loadu_ps(loadMask, src + (l0 + i) * lineStride + p0)
+        r[i] = i < lines ? loadFirstLanes(src + (l0 + i) * lineStride + p0, steps)
                          : _mm512_setzero_ps();
       }
       simd::transpose16x16(r);
@@ -90,7 +90,7 @@ void packCopying(const float* src, int64_t stepStride, int64_t lines, int64_t de
       float* to = dst + s * sliverFloats + p * slot;
       const int64_t width = lines - s * slot;
       for (int64_t l0 = 0; l0 < slot; l0 += 16) {
-        const __m512 v = _mm512_maskz_loadu_ps(firstLanes(width - l0), from + l0);
+        const __m512 v = loadFirstLanes(from + l0, width - l0);
         _mm512_mask_storeu_ps(to + l0, firstLanes(slot - l0), kRound ? simd::roundHf32(v) : v);
       }
     }
@@ -142,7 +142,7 @@ void packBlockHf32Avx512(const float* src, int64_t lineStride, int64_t stepStrid
 void roundHf32Avx512(float* data, int64_t count) {
   for (int64_t i = 0; i < count; i += 16) {
     const __mmask16 mask = firstLanes(count - i);
-    _mm512_mask_storeu_ps(data + i, mask, simd::roundHf32(_mm512_maskz_loadu_ps(mask, data + i)));
+    _mm512_mask_storeu_ps(data + i, mask, simd::roundHf32(loadFirstLanes(data + i, count - i)));
   }
 }
 

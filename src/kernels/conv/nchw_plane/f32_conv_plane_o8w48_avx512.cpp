@@ -283,7 +283,7 @@ void roundRows(const float* src, int64_t stride, int64_t channels, int64_t lo, i
     float* to = dst + c * span - lo;
     for (int64_t i = lo; i < hi; i += kLanes) {
       const __mmask16 m = simd::firstLanes(hi - i < kLanes ? hi - i : kLanes);
-      _mm512_mask_storeu_ps(to + i, m, simd::roundHf32(_mm512_maskz_loadu_ps(m, from + i)));
+      _mm512_mask_storeu_ps(to + i, m, simd::roundHf32(simd::loadFirstLanes(from + i, hi - i)));
     }
   }
 }
