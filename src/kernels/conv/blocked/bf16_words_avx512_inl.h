@@ -51,15 +51,17 @@ static inline __m512i highHalfWords(__m512i lo, __m512i hi) {
 // collects the lanes holding a bf16Unsafe value.
 static inline __m512i rowWords32(const uint16_t* words, const float* floats, int64_t count,
                                  __mmask32* unsafe) {
-  const __mmask32 mask = count >= 32 ? ~__mmask32{0} : (__mmask32{1} << count) - 1;
+  // Whole rows as plain loads: masked loads that cross a cache line are
+  // several times slower on Zen 5.
+  const bool whole = count >= 32;
+  const __mmask32 mask = whole ? ~__mmask32{0} : (__mmask32{1} << count) - 1;
   if (words) {
-    const __m512i w = _mm512_maskz_loadu_epi16(mask, words);
+    const __m512i w = whole ? _mm512_loadu_si512(words) : _mm512_maskz_loadu_epi16(mask, words);
     *unsafe |= unsafeWords(w);
     return w;
   }
-  const __mmask16 lo = static_cast<__mmask16>(mask), hi = static_cast<__mmask16>(mask >> 16);
-  const __m512i a = _mm512_castps_si512(_mm512_maskz_loadu_ps(lo, floats));
-  const __m512i b = _mm512_castps_si512(_mm512_maskz_loadu_ps(hi, floats + 16));
+  const __m512i a = _mm512_castps_si512(simd::loadFirstLanes(floats, count));
+  const __m512i b = _mm512_castps_si512(simd::loadFirstLanes(floats + 16, count - 16));
   *unsafe |=
       static_cast<__mmask32>(unsafeLanes(a)) | (static_cast<__mmask32>(unsafeLanes(b)) << 16);
   return highHalfWords(a, b);
