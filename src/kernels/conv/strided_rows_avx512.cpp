@@ -28,9 +28,9 @@ constexpr int64_t kMaxGatherStride = (int64_t{1} << 31) / 16;
 void copyPairs(const float* in, int64_t count, float* out) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   int64_t i = 0;
-  // Chunks before the last read all 32 elements (the 32nd is the next
-  // chunk's first): unmasked, as masked loads that cross a cache line are
-  // several times slower on Zen 5.
+  // Chunks before the last load all 32 elements (the 32nd lies before the
+  // next chunk's first): unmasked, as masked loads that cross a cache line
+  // are several times slower on Zen 5.
   for (; i + 16 < count; i += 16) {
     const float* from = in + 2 * i;
     _mm512_storeu_ps(

@@ -29,10 +29,11 @@ namespace {
 
 using simd::firstLanes;
 
-// Lane l of v: 16 values of channel channelOf[l] from src + offset (zero
-// for channels past the row's). Inlined with a constant full mask, the
-// loads are plain ones: masked loads that cross a cache line (most of a
-// row's, at any offset) are several times slower on Zen 5.
+// v[l]: the 16 values at src + channelOf[l] * channelStride (lanes off
+// `mask` zero; all zero for a channel past the row's). Inlined with a
+// constant full mask, the loads are plain ones: masked loads that cross a
+// cache line (most of a row's, at any offset) are several times slower on
+// Zen 5.
 template <typename E>
 inline __attribute__((always_inline)) void loadChannelLanes(const typename E::Element* src,
                                                             int64_t channelStride,
