@@ -29,8 +29,7 @@ void copyPairs(const float* in, int64_t count, float* out) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   int64_t i = 0;
   // Chunks before the last load all 32 elements (the 32nd lies before the
-  // next chunk's first): unmasked, as masked loads that cross a cache line
-  // are several times slower on Zen 5.
+  // next chunk's first): plain loads (see simd::loadFirstLanes).
   for (; i + 16 < count; i += 16) {
     const float* from = in + 2 * i;
     _mm512_storeu_ps(
@@ -56,7 +55,7 @@ void addPairs(const float* in, int64_t count, float* out) {
     const int64_t n = count - i < 16 ? count - i : 16;
     const int64_t span = 2 * n - 1;
     float* to = out + 2 * i;
-    const __m512 values = _mm512_maskz_loadu_ps(firstLanes(n), in + i);
+    const __m512 values = simd::loadFirstLanes(in + i, n);
     const __mmask16 maskLo = evenLanes & firstLanes(span);
     const __mmask16 maskHi = evenLanes & firstLanes(span - 16);
     const __m512 lo = _mm512_maskz_loadu_ps(maskLo, to);
@@ -79,7 +78,7 @@ void spreadPairs(const float* in, int64_t count, float* out) {
     const int64_t n = count - i < 16 ? count - i : 16;
     const int64_t span = i + n < count ? 2 * n : 2 * n - 1;  // the zero after a value, but the last
     float* to = out + 2 * i;
-    const __m512 values = _mm512_maskz_loadu_ps(firstLanes(n), in + i);
+    const __m512 values = simd::loadFirstLanes(in + i, n);
     _mm512_mask_storeu_ps(to, firstLanes(span), _mm512_permutex2var_ps(values, spreadLo, zero));
     _mm512_mask_storeu_ps(to + 16, firstLanes(span - 16),
                           _mm512_permutex2var_ps(values, spreadHi, zero));

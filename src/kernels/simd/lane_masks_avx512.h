@@ -25,6 +25,18 @@ static inline __m512 loadFirstLanes(const float* p, int64_t count) {
   return count >= 16 ? _mm512_loadu_ps(p) : _mm512_maskz_loadu_ps(firstLanes(count), p);
 }
 
+// fn(mask of the first `count` lanes) for a chunk of at most 16, with a
+// constant full mask for a whole one: with fn inlined (always_inline), its
+// masked loads then compile to plain ones (see loadFirstLanes).
+template <typename Fn>
+static inline __attribute__((always_inline)) void withFirstLanes(int64_t count, Fn&& fn) {
+  if (count >= 16) {
+    fn(static_cast<__mmask16>(0xFFFF));
+  } else {
+    fn(firstLanes(count));
+  }
+}
+
 }  // namespace simd
 }  // namespace kernels
 }  // namespace aclcpu

@@ -161,31 +161,24 @@ bool stageRows(const typename E::Element* dense, int64_t denseChannels, PairKind
       const int64_t n = hi - q < 16 ? hi - q : 16;
       const Source* col = image + q + l.first[2];
       __m512 v[16];
-      // Inlined with a constant full mask for whole chunks, the loads are
-      // plain ones: masked loads that cross a cache line are several times
-      // slower on Zen 5.
-      auto loadPairs = [&](__mmask16 mask) __attribute__((always_inline)) {
-        auto load = [&](int64_t c) {
-          return c < 0 ? _mm512_setzero_si512() : E::bits(col + c * channelStride, mask);
-        };
+      simd::withFirstLanes(
+          n, [&](__mmask16 mask) __attribute__((always_inline)) {
+            auto load = [&](int64_t c) {
+              return c < 0 ? _mm512_setzero_si512() : E::bits(col + c * channelStride, mask);
+            };
 #pragma GCC unroll 16
-        for (int k = 0; k < 16; ++k) {
-          if (kind == PairKind::HiLo) {
-            const __m512i a = load(channel[k][0]);
-            unsafe |= unsafeLanes(a);
-            v[k] = _mm512_castsi512_ps(hiLoWords(a));
-            continue;
-          }
-          const __m512i a = load(channel[k][0]), b = load(channel[k][1]);
-          unsafe |= unsafeLanes(a) | unsafeLanes(b);
-          v[k] = _mm512_castsi512_ps(pairWords(a, b));
-        }
-      };
-      if (n == 16) {
-        loadPairs(static_cast<__mmask16>(0xffff));
-      } else {
-        loadPairs(firstLanes(n));
-      }
+            for (int k = 0; k < 16; ++k) {
+              if (kind == PairKind::HiLo) {
+                const __m512i a = load(channel[k][0]);
+                unsafe |= unsafeLanes(a);
+                v[k] = _mm512_castsi512_ps(hiLoWords(a));
+                continue;
+              }
+              const __m512i a = load(channel[k][0]), b = load(channel[k][1]);
+              unsafe |= unsafeLanes(a) | unsafeLanes(b);
+              v[k] = _mm512_castsi512_ps(pairWords(a, b));
+            }
+          });
       simd::transpose16x16(v);
       simd::storeRows16(dstFloats + q * kLanes, kLanes, v, n);
     }

@@ -51,8 +51,7 @@ static inline __m512i highHalfWords(__m512i lo, __m512i hi) {
 // collects the lanes holding a bf16Unsafe value.
 static inline __m512i rowWords32(const uint16_t* words, const float* floats, int64_t count,
                                  __mmask32* unsafe) {
-  // Whole rows as plain loads: masked loads that cross a cache line are
-  // several times slower on Zen 5.
+  // Whole rows as plain loads (see simd::loadFirstLanes).
   const bool whole = count >= 32;
   const __mmask32 mask = whole ? ~__mmask32{0} : (__mmask32{1} << count) - 1;
   if (words) {

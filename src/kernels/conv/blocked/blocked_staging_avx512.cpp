@@ -27,26 +27,6 @@ namespace kernels {
 namespace blocked {
 namespace {
 
-using simd::firstLanes;
-
-// v[l]: the 16 values at src + channelOf[l] * channelStride (lanes off
-// `mask` zero; all zero for a channel past the row's). Inlined with a
-// constant full mask, the loads are plain ones: masked loads that cross a
-// cache line (most of a row's, at any offset) are several times slower on
-// Zen 5.
-template <typename E>
-inline __attribute__((always_inline)) void loadChannelLanes(const typename E::Element* src,
-                                                            int64_t channelStride,
-                                                            const int64_t (&channelOf)[16],
-                                                            int64_t channels, __mmask16 mask,
-                                                            __m512 (&v)[16]) {
-#pragma GCC unroll 16
-  for (int lane = 0; lane < 16; ++lane) {
-    const int64_t c = channelOf[lane];
-    v[lane] = c < channels ? E::load(src + c * channelStride, mask) : _mm512_setzero_ps();
-  }
-}
-
 template <typename E>
 void stageRowsFrom(const typename E::Element* dense, const StagedLayout& l, int64_t begin,
                    int64_t end, float* staged) {
@@ -74,12 +54,15 @@ void stageRowsFrom(const typename E::Element* dense, const StagedLayout& l, int6
       const int64_t n = hi - q < 16 ? hi - q : 16;
       __m512 v[16];
       const typename E::Element* from = src + q + l.first[2];
-      if (n == 16) {
-        loadChannelLanes<E>(from, channelStride, channelOf, r.channels,
-                            static_cast<__mmask16>(0xffff), v);
-      } else {
-        loadChannelLanes<E>(from, channelStride, channelOf, r.channels, firstLanes(n), v);
-      }
+      simd::withFirstLanes(
+          n, [&](__mmask16 mask) __attribute__((always_inline)) {
+#pragma GCC unroll 16
+            for (int lane = 0; lane < 16; ++lane) {
+              const int64_t c = channelOf[lane];
+              v[lane] =
+                  c < r.channels ? E::load(from + c * channelStride, mask) : _mm512_setzero_ps();
+            }
+          });
       simd::transpose16x16(v);
       simd::storeRows16(dst + q * kLanes, kLanes, v, n);
     }

@@ -153,40 +153,21 @@ void packColumnBlock(const void* context, int64_t k0, int64_t n0, int64_t kb, in
 }
 
 void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const ColumnTile& tile,
-                const float* xGroup, float* col) {
+                const float* xGroup, float* col, int64_t images, int64_t imageStride) {
   const int64_t taps = geometry.kernelVolume;
   const int64_t rows = tile.channelCount * taps;
-  const StridedRowLoops loops = stridedRowLoops();
-  auto body = [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t channel = tile.channelBegin + r / taps;
-      fillRow(shape, makeTap(shape, r % taps), tile, xGroup + channel * geometry.inVolume, loops,
-              col + r * tile.positionCount);
-    }
-  };
-  if (rows * tile.positionCount < kMinParallelEntries) {
-    body(0, rows);
-  } else {
-    parallelFor(rows, body);
-  }
-}
-
-void im2colImages(const ConvShape& shape, const ConvGeometry& geometry, const float* xGroup,
-                  int64_t images, int64_t imageStride, float* col, int64_t colStride) {
-  const int64_t taps = geometry.kernelVolume, P = geometry.outVolume;
-  const ColumnTile whole{0, geometry.cinPerGroup, 0, P};
+  const int64_t colStride = images * tile.positionCount;
   const StridedRowLoops loops = stridedRowLoops();
   auto body = [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const Tap tap = makeTap(shape, r % taps);
-      const int64_t channel = r / taps;
+      const float* xChannel = xGroup + (tile.channelBegin + r / taps) * geometry.inVolume;
       for (int64_t i = 0; i < images; ++i)
-        fillRow(shape, tap, whole, xGroup + i * imageStride + channel * geometry.inVolume, loops,
-                col + r * colStride + i * P);
+        fillRow(shape, tap, tile, xChannel + i * imageStride, loops,
+                col + r * colStride + i * tile.positionCount);
     }
   };
-  const int64_t rows = geometry.cinPerGroup * taps;
-  if (rows * images * P < kMinParallelEntries) {
+  if (rows * colStride < kMinParallelEntries) {
     body(0, rows);
   } else {
     parallelFor(rows, body);

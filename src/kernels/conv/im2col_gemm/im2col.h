@@ -19,9 +19,12 @@ struct ColumnTile {
   int64_t positionCount = 0;
 };
 
-// xGroup points at channel 0 of the group; parallel over rows.
+// xGroup points at channel 0 of the group; parallel over rows. With
+// images > 1, the tile's matrices of that many images (image i's x at
+// xGroup + i * imageStride) side by side: row r of image i at
+// col + r * images * tile.positionCount + i * tile.positionCount.
 void im2colTile(const ConvShape& shape, const ConvGeometry& geometry, const ColumnTile& tile,
-                const float* xGroup, float* col);
+                const float* xGroup, float* col, int64_t images = 1, int64_t imageStride = 0);
 
 // The column matrix of a tile as sgemm's B (gemm.h, PackedBSource): its
 // blocks packed straight from x, without the matrix itself. `context` is a
@@ -38,12 +41,6 @@ struct ColumnSource {
 };
 void packColumnBlock(const void* context, int64_t k0, int64_t n0, int64_t kb, int64_t nb, int slot,
                      float* dst);
-
-// The column matrices of `images` images (image i's x at xGroup + i *
-// imageStride) side by side, every position and channel of the group:
-// col[(c * K + k) * colStride + i * P + p]. Parallel over rows.
-void im2colImages(const ConvShape& shape, const ConvGeometry& geometry, const float* xGroup,
-                  int64_t images, int64_t imageStride, float* col, int64_t colStride);
 
 // dxGroup[c, window position] += col[row][p] for every entry of the tile.
 // Parallel over channels; each channel adds taps, then positions, in a fixed

@@ -144,9 +144,9 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
       conv_detail::addChannelBias(y, shape.batch * shape.outChannels, P, shape.outChannels, bias);
     return;
   }
-  // The column matrix is never formed: sgemm packs its blocks straight from
-  // x (or reads x itself when the columns are x), so one product per (image,
-  // group) covers every position and channel.
+  // The column matrix is not formed (but for formsStackedColumns): sgemm
+  // packs its blocks straight from x (or reads x itself when the columns are
+  // x), so one product per (image, group) covers every position and channel.
   const ColumnTile whole{0, Cig, 0, P};
   const bool hf32 = shape.inputRounding == Rounding::HF32;  // x rounded as packed
   const int64_t stack = conv_detail::imagesPerProduct(shape.batch, P, Cog);
@@ -163,8 +163,8 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
         const MatrixView weights{w + g * Cog * Cig * K, Cig * K, 1};
         const float* groupBias = bias ? bias + g * Cog : nullptr;
         if (formsStackedColumns(geometry)) {
-          conv_detail::im2colImages(shape, geometry, xFirst, images, shape.inChannels * Q, formed,
-                                    N);
+          conv_detail::im2colTile(shape, geometry, whole, xFirst, formed, images,
+                                  shape.inChannels * Q);
           sgemm(Cog, N, Cig, weights, MatrixView{formed, N, 1, hf32}, stacked, N, false, scratch,
                 groupBias);
         } else {
