@@ -3,9 +3,10 @@
 // one thread count, next to the one-core FMA peak measured in the same run.
 // A measurement, not a test. Usage:
 //   conv_pass_bench [--threads N] [--repeat N] [--operands fp32|bf16|fp16|hf32]
-//                   [--only SUBSTRING] N C O G  D H W  KD KH KW  S P DL
+//                   [--round-in-pass] [--only SUBSTRING] N C O G  D H W  KD KH KW  S P DL
 // (--operands rounds the data and offers the entries for that operand kind,
-// which run next to the fp32 entries.)
+// which run next to the fp32 entries; with --round-in-pass the data stays raw
+// fp32 and the passes round it as they read.)
 // (S, P, DL apply to every spatial dim; the output extent follows from them.)
 
 #include <algorithm>
@@ -40,6 +41,9 @@ int main(int argc, char** argv) {
   Rounding rounding = Rounding::None;
   std::vector<int64_t> v;
   std::string only;  // run only the entries whose name contains it
+  // Raw fp32 operands that the passes round as they read (cubeMathType's
+  // HF32 on fp32 data), instead of values rounded beforehand.
+  bool roundInPass = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
@@ -47,6 +51,8 @@ int main(int argc, char** argv) {
       repeat = std::atoi(argv[++i]);
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
+    } else if (!std::strcmp(argv[i], "--round-in-pass")) {
+      roundInPass = true;
     } else if (!std::strcmp(argv[i], "--operands") && i + 1 < argc) {
       const std::string name = argv[++i];
       const char* names[4] = {"fp32", "bf16", "fp16", "hf32"};
@@ -67,7 +73,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: conv_pass_bench [--threads N] [--repeat N] [--operands fp32|bf16|fp16|hf32] "
-        "[--only SUBSTRING] "
+        "[--round-in-pass] [--only SUBSTRING] "
         "N C O G D H W KD KH KW S P DL\n");
     return 2;
   }
@@ -95,8 +101,9 @@ int main(int argc, char** argv) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> u(-1, 1);
   for (auto* t : {&x, &y, &w})
-    for (float& f : *t) f = roundFloat(u(rng), rounding);
+    for (float& f : *t) f = roundInPass ? u(rng) : roundFloat(u(rng), rounding);
   s.operands = operands;
+  if (roundInPass) s.inputRounding = rounding;
   const double macs = static_cast<double>(yn) * cig * s.kernel[0] * s.kernel[1] * s.kernel[2];
   const double peak = probeFmaGflops(0.3) * threads;
   std::printf("isa %s, %d threads, peak %.0f GFLOP/s, %.3f GFLOP per pass\n", isaName(activeIsa()),

@@ -309,12 +309,19 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
   // correlation's reads the src from memory (RN50 1x1 256->64 HF32 forward,
   // 1 thread: 10.2 ms with the rounding pass first, 8.6 so, cubeMathType 0
   // 8.3-8.6). One group (small groups) would round every element once per
-  // tap as it reads: the rounding pass first (ResNeXt g32: 3.1 against 3.7).
+  // tap as it reads: the rounding pass first (ResNeXt g32: 3.1 against 3.7)
+  // on one thread.
   const bool keepRounded = dstChannels > 8;
+  // On more, the rounding pass is a burst of memory reads that the FMAs do not
+  // hide, which threads sharing the memory bandwidth each take longer for:
+  // ResNeXt g32 3x3 256ch 28x28 batch 16 HF32 forward, pass bench, medians
+  // of 7: 2 threads 3.05 ms so, 2.24 rounded as read (fp32 1.97); 1 thread
+  // 3.39 so, 4.76 rounded as read. Either way the same rounded values.
+  const bool roundAsRead = !keepRounded && computeThreadCount() > 1;
   auto runItem = [&](int64_t item, float* slot, bool hasNext) {
     GroupCorrelation j = jobOf(item);
-    if (slots && !slot) {
-      j.kind = Elements::Hf32;  // no slot free: rounded as read
+    if (slots && (!slot || roundAsRead)) {
+      j.kind = Elements::Hf32;  // no slot free, or rounded as read
     } else if (slot && keepRounded) {
       int64_t lo = 0, hi = 0;
       correlationSourceRange(j, &lo, &hi);
