@@ -1,8 +1,9 @@
 // The im2col / col2im strided row loops (strided_rows.h): the AVX-512 loops
 // against the scalar reference, bit for bit, for strides 2 (the permute
 // path), 3, 5 and 17 (gathers and scatters), every count from 0 to 70 (whole
-// vectors and every tail) and unaligned starts; elements the row does not
-// name keep their values (a spread names the elements between its values).
+// vectors and every tail) and unaligned starts, copies with exactly the named
+// elements readable and with more; elements the row does not name keep their
+// values (a spread names the elements between its values).
 
 #include <gtest/gtest.h>
 
@@ -50,9 +51,20 @@ TEST(StridedRows, Avx512LoopsMatchTheScalarReference) {
 
         std::vector<float> expected(static_cast<size_t>(start + count + 1), kUntouched);
         std::vector<float> got = expected;
-        scalar.copy(wide.data() + start, stride, count, expected.data() + start);
-        vector.copy(wide.data() + start, stride, count, got.data() + start);
+        scalar.copy(wide.data() + start, span, stride, count, expected.data() + start);
+        vector.copy(wide.data() + start, span, stride, count, got.data() + start);
         ASSERT_TRUE(sameBits(expected, got)) << "copy stride " << stride << " count " << count;
+        // A row with more readable elements after it (a plane's next rows),
+        // each extra length up to a whole vector and beyond; the buffer ends
+        // at the readable end, so that ASan sees any read past it.
+        for (int64_t extra : {1, 2, 15, 16, 17, 40}) {
+          std::vector<float> longer(wide);
+          longer.resize(longer.size() + static_cast<size_t>(extra), 1e30f);
+          std::vector<float> gotLong(expected.size(), kUntouched);
+          vector.copy(longer.data() + start, span + extra, stride, count, gotLong.data() + start);
+          ASSERT_TRUE(sameBits(expected, gotLong))
+              << "copy stride " << stride << " count " << count << " readable +" << extra;
+        }
 
         std::vector<float> sums = randomValues(static_cast<size_t>(start + span + 1), rng);
         std::vector<float> sumsGot = sums;
@@ -79,7 +91,7 @@ TEST(StridedRows, ScalarReferenceHandCase) {
   const StridedRowLoops loops = scalarStridedRowLoops();
   const float in[] = {1, 2, 3, 4, 5};
   float out[3] = {};
-  loops.copy(in, 2, 3, out);
+  loops.copy(in, 5, 2, 3, out);
   EXPECT_EQ(out[0], 1.0f);
   EXPECT_EQ(out[1], 3.0f);
   EXPECT_EQ(out[2], 5.0f);

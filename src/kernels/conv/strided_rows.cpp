@@ -7,7 +7,7 @@ namespace kernels {
 namespace conv_detail {
 namespace {
 
-void copyScalar(const float* in, int64_t stride, int64_t count, float* out) {
+void copyScalar(const float* in, int64_t /*readable*/, int64_t stride, int64_t count, float* out) {
   for (int64_t i = 0; i < count; ++i) out[i] = in[i * stride];
 }
 

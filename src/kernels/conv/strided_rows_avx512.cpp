@@ -1,7 +1,9 @@
 // AVX-512 strided row loops (strided_rows.h). Stride 2, the common case
 // (strided stems and downsampling layers), de-interleaves pairs of vectors;
 // other strides use gathers and scatters. Every load and store is masked to
-// the elements the row names, so nothing past its last element is read.
+// the elements the row names, so nothing past its last element is read, but
+// where a copy's caller lets it read further (whole vectors, see
+// StridedCopyFn).
 // Only called after a cpuid check. Keep this file free of library templates
 // (see f32_conv_rows_nb16_avx512.cpp).
 
@@ -25,7 +27,14 @@ using simd::firstLanes;
 // Gather and scatter indices are 32-bit: i * stride for i < 16.
 constexpr int64_t kMaxGatherStride = (int64_t{1} << 31) / 16;
 
-void copyPairs(const float* in, int64_t count, float* out) {
+// 16 elements from `from`, of which the first `named` are needed and the
+// first `readable` may be read.
+inline __m512 loadNamed(const float* from, int64_t named, int64_t readable) {
+  if (readable >= 16) return _mm512_loadu_ps(from);
+  return _mm512_maskz_loadu_ps(firstLanes(named), from);
+}
+
+void copyPairs(const float* in, int64_t readable, int64_t count, float* out) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   int64_t i = 0;
   // Chunks before the last load all 32 elements (the 32nd lies before the
@@ -38,9 +47,10 @@ void copyPairs(const float* in, int64_t count, float* out) {
   for (; i < count; i += 16) {
     const int64_t n = count - i < 16 ? count - i : 16;
     const int64_t span = 2 * n - 1;  // input elements this chunk reads
+    const int64_t left = readable - 2 * i;
     const float* from = in + 2 * i;
-    const __m512 lo = _mm512_maskz_loadu_ps(firstLanes(span), from);
-    const __m512 hi = _mm512_maskz_loadu_ps(firstLanes(span - 16), from + 16);
+    const __m512 lo = loadNamed(from, span, left);
+    const __m512 hi = span > 16 ? loadNamed(from + 16, span - 16, left - 16) : lo;
     _mm512_mask_storeu_ps(out + i, firstLanes(n), _mm512_permutex2var_ps(lo, even, hi));
   }
 }
@@ -90,9 +100,10 @@ __m512i laneOffsets(int64_t stride) {
                             _mm512_set1_epi32(static_cast<int>(stride)));
 }
 
-void copyStrided(const float* in, int64_t stride, int64_t count, float* out) {
-  if (stride == 2) return copyPairs(in, count, out);
-  if (stride > kMaxGatherStride) return scalarStridedRowLoops().copy(in, stride, count, out);
+void copyStrided(const float* in, int64_t readable, int64_t stride, int64_t count, float* out) {
+  if (stride == 2) return copyPairs(in, readable, count, out);
+  if (stride > kMaxGatherStride)
+    return scalarStridedRowLoops().copy(in, readable, stride, count, out);
   const __m512i offsets = laneOffsets(stride);
   for (int64_t i = 0; i < count; i += 16) {
     const __mmask16 mask = firstLanes(count - i);

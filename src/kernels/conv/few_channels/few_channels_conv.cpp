@@ -98,11 +98,12 @@ void padRows(const ConvShape& s, const Plan& p, const float* x, float* xp, int64
     std::memset(dst, 0, static_cast<size_t>(lo) * sizeof(float));
     std::memset(dst + hi, 0, static_cast<size_t>(p.phaseW - hi) * sizeof(float));
     if (hi == lo) continue;
-    const float* src = x + (plane * inH + ih) * inW + lo * step + first;
+    const int64_t at = ih * inW + lo * step + first;  // in the plane
+    const float* src = x + plane * inH * inW + at;
     if (step == 1)
       std::memcpy(dst + lo, src, static_cast<size_t>(hi - lo) * sizeof(float));
     else
-      loops.copy(src, step, hi - lo, dst + lo);
+      loops.copy(src, inH * inW - at, step, hi - lo, dst + lo);  // the rest of the plane
     if (hf32)
       for (int64_t q = lo; q < hi; ++q) dst[q] = roundFloat(dst[q], Rounding::HF32);
   }

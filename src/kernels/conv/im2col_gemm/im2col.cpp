@@ -78,12 +78,14 @@ void fillPiece(const ConvShape& shape, const Tap& tap, const float* xChannel,
   std::fill(to, to + (lo - owBegin), 0.0f);
   if (hi > lo) {
     // Input column of ow is ow * strideW + offset, inside [0, in) for ow in [lo, hi).
-    const float* in = xChannel + row * shape.in[2] + lo * strideW + tap.offset[2];
+    const int64_t at = row * shape.in[2] + lo * strideW + tap.offset[2];
+    const float* in = xChannel + at;
     float* first = to + (lo - owBegin);
     if (strideW == 1) {
       std::memcpy(first, in, static_cast<size_t>(hi - lo) * sizeof(float));
     } else {
-      loops.copy(in, strideW, hi - lo, first);
+      // The rest of the channel's planes may be read.
+      loops.copy(in, shape.in[0] * shape.in[1] * shape.in[2] - at, strideW, hi - lo, first);
     }
   }
   std::fill(to + (hi - owBegin), to + (owEnd - owBegin), 0.0f);
