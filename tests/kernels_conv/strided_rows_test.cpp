@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -58,8 +59,8 @@ TEST(StridedRows, Avx512LoopsMatchTheScalarReference) {
         // each extra length up to a whole vector and beyond; the buffer ends
         // at the readable end, so that ASan sees any read past it.
         for (int64_t extra : {1, 2, 15, 16, 17, 40}) {
-          std::vector<float> longer(wide);
-          longer.resize(longer.size() + static_cast<size_t>(extra), 1e30f);
+          std::vector<float> longer(wide.size() + static_cast<size_t>(extra), 1e30f);
+          std::copy(wide.begin(), wide.end(), longer.begin());
           std::vector<float> gotLong(expected.size(), kUntouched);
           vector.copy(longer.data() + start, span + extra, stride, count, gotLong.data() + start);
           ASSERT_TRUE(sameBits(expected, gotLong))
