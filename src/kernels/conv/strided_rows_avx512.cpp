@@ -27,13 +27,6 @@ using simd::firstLanes;
 // Gather and scatter indices are 32-bit: i * stride for i < 16.
 constexpr int64_t kMaxGatherStride = (int64_t{1} << 31) / 16;
 
-// 16 elements from `from`, of which the first `named` are needed and the
-// first `readable` may be read.
-inline __m512 loadNamed(const float* from, int64_t named, int64_t readable) {
-  if (readable >= 16) return _mm512_loadu_ps(from);
-  return _mm512_maskz_loadu_ps(firstLanes(named), from);
-}
-
 void copyPairs(const float* in, int64_t readable, int64_t count, float* out) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   int64_t i = 0;
@@ -47,10 +40,12 @@ void copyPairs(const float* in, int64_t readable, int64_t count, float* out) {
   for (; i < count; i += 16) {
     const int64_t n = count - i < 16 ? count - i : 16;
     const int64_t span = 2 * n - 1;  // input elements this chunk reads
+    // Every readable element may be loaded (left >= span): whole vectors
+    // where the row's plane goes on.
     const int64_t left = readable - 2 * i;
     const float* from = in + 2 * i;
-    const __m512 lo = loadNamed(from, span, left);
-    const __m512 hi = span > 16 ? loadNamed(from + 16, span - 16, left - 16) : lo;
+    const __m512 lo = simd::loadFirstLanes(from, left);
+    const __m512 hi = span > 16 ? simd::loadFirstLanes(from + 16, left - 16) : lo;
     _mm512_mask_storeu_ps(out + i, firstLanes(n), _mm512_permutex2var_ps(lo, even, hi));
   }
 }

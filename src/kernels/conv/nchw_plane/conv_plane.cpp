@@ -320,8 +320,8 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
   const bool roundAsRead = !keepRounded && computeThreadCount() > 1;
   auto runItem = [&](int64_t item, float* slot, bool hasNext) {
     GroupCorrelation j = jobOf(item);
-    if (slots && (!slot || roundAsRead)) {
-      j.kind = Elements::Hf32;  // no slot free, or rounded as read
+    if (slots && !slot) {
+      j.kind = Elements::Hf32;  // no slot (none free, or roundAsRead): rounded as read
     } else if (slot && keepRounded) {
       int64_t lo = 0, hi = 0;
       correlationSourceRange(j, &lo, &hi);
@@ -346,10 +346,11 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
     if (!run(j, item / blocks % G)) ok.store(false, std::memory_order_relaxed);
   };
   const auto slotFloats = static_cast<int64_t>(roundedSlotBytes(s, dataGradient) / sizeof(float));
-  forEachItem(items, slots != nullptr, [&](int64_t item, int64_t slot, int64_t end) {
-    if (!ok.load(std::memory_order_relaxed)) return;
-    runItem(item, slot >= 0 ? slots + slot * slotFloats : nullptr, item + 1 < end);
-  });
+  forEachItem(items, slots != nullptr && !roundAsRead,
+              [&](int64_t item, int64_t slot, int64_t end) {
+                if (!ok.load(std::memory_order_relaxed)) return;
+                runItem(item, slot >= 0 ? slots + slot * slotFloats : nullptr, item + 1 < end);
+              });
   return ok.load();
 }
 
