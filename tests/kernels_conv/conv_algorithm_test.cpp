@@ -1065,6 +1065,14 @@ TEST(ConvRegistry, DensePlaneEntriesRunOnlyWherePreferred) {
   Restore restore;  // forces the AMD choices
   for (const auto& p : passes)
     EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, p.plane);
+  // 3D layers too (the depth taps a sum over planes), except with HF32
+  // operands, which the blocked staging rounds once.
+  ConvShape volume = claimShape(32, 32, 1, 3, 12, 3, 1, 1);
+  for (const auto& p : passes)
+    EXPECT_STREQ(selectConvAlgorithm(p.pass, volume, Isa::Avx512).name, p.plane);
+  volume.operands = OperandValues::HF32;
+  for (const auto& p : passes)
+    EXPECT_STREQ(selectConvAlgorithm(p.pass, volume, Isa::Avx512).name, p.blocked);
   EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, pointwise, Isa::Avx512).name,
                "f32_conv_bwdw_direct_nc16_avx512");
   EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, wide, Isa::Avx512).name,

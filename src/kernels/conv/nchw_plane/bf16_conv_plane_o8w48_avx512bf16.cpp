@@ -62,7 +62,7 @@ void pairTile(const GroupCorrelation& j, const uint32_t* pairWeights, int64_t k0
   const E* src = static_cast<const E*>(j.src);
   E* dst = static_cast<E*>(j.dst);
   const int64_t S = j.srcChannels, D = j.dstChannels, P = (S + 1) / 2;
-  const int64_t srcPlane = j.srcStride, dstPlane = j.map.dstH * j.map.dstW;
+  const int64_t srcPlane = j.srcStride, dstPlane = j.dstStride;
   const int64_t taps = j.map.kh * j.map.kw;
   __m512 acc[OT][NV];
 #pragma GCC unroll 8

@@ -19,22 +19,35 @@ constexpr int64_t kMaxExtent = kMaxPlaneExtent;
 
 int64_t srcChannelsOf(const ConvShape& s) { return s.inChannels / s.groups; }
 int64_t dstChannelsOf(const ConvShape& s) { return s.outChannels / s.groups; }
-int64_t tapsOf(const ConvShape& s) { return s.kernel[1] * s.kernel[2]; }
+// Taps of the whole kernel (depth taps outermost) and of one plane.
+int64_t tapsOf(const ConvShape& s) { return s.kernel[0] * s.kernel[1] * s.kernel[2]; }
+int64_t planeTapsOf(const ConvShape& s) { return s.kernel[1] * s.kernel[2]; }
+
+bool dimWithinLimits(const ConvShape& s, int d) {
+  if (s.in[d] <= 0 || s.out[d] <= 0 || s.kernel[d] <= 0 || s.kernel[d] > kMaxTaps) return false;
+  if (s.in[d] >= kMaxExtent || s.out[d] >= kMaxExtent) return false;
+  if (s.dilation[d] <= 0 || (s.kernel[d] - 1) * s.dilation[d] >= kMaxExtent) return false;
+  return s.padBefore[d] >= 0 && s.padBefore[d] < kMaxExtent;
+}
+
+// Unit strides along H and W, the plane dims within the limits.
+bool planeDims(const ConvShape& s) {
+  if (s.groups < 1 || s.inChannels % s.groups != 0 || s.outChannels % s.groups != 0) return false;
+  if (s.stride[1] != 1 || s.stride[2] != 1) return false;
+  if (!dimWithinLimits(s, 1) || !dimWithinLimits(s, 2)) return false;
+  return planeTapsOf(s) <= kMaxTaps && s.in[1] * s.in[2] < kMaxExtent &&
+         s.out[1] * s.out[2] < kMaxExtent;
+}
 
 }  // namespace
 
 bool planeGeometry(const ConvShape& s) {
-  if (s.groups < 1 || s.inChannels % s.groups != 0 || s.outChannels % s.groups != 0) return false;
   if (s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0) return false;
-  if (s.stride[1] != 1 || s.stride[2] != 1) return false;
-  for (int d = 1; d < 3; ++d) {
-    if (s.in[d] <= 0 || s.out[d] <= 0 || s.kernel[d] <= 0 || s.kernel[d] > kMaxTaps) return false;
-    if (s.in[d] >= kMaxExtent || s.out[d] >= kMaxExtent) return false;
-    if (s.dilation[d] <= 0 || (s.kernel[d] - 1) * s.dilation[d] >= kMaxExtent) return false;
-    if (s.padBefore[d] < 0 || s.padBefore[d] >= kMaxExtent) return false;
-  }
-  return tapsOf(s) <= kMaxTaps && s.in[1] * s.in[2] < kMaxExtent &&
-         s.out[1] * s.out[2] < kMaxExtent;
+  return planeDims(s);
+}
+
+bool volumeGeometry(const ConvShape& s) {
+  return s.stride[0] == 1 && dimWithinLimits(s, 0) && planeDims(s);
 }
 
 void planeSourceRange(const PlaneMap& m, const PlaneVectors& b, int64_t v0, int64_t v1, int64_t* lo,
@@ -279,23 +292,43 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
   const int64_t srcChannels = dataGradient ? dstChannelsOf(s) : srcChannelsOf(s);
   const int64_t dstChannels = dataGradient ? srcChannelsOf(s) : dstChannelsOf(s);
   const int64_t srcPlane = m.srcH * m.srcW, dstPlane = m.dstH * m.dstW;
+  // The depth dim (3D layers): dst plane z's depth tap k reads src plane
+  // z - depthPad + k * dilation (the data gradient's taps flipped, as the
+  // packed weights are), skipped outside the src.
+  const int64_t kd = s.kernel[0], depthDilation = s.dilation[0];
+  const int64_t srcDepth = dataGradient ? s.out[0] : s.in[0];
+  const int64_t dstDepth = dataGradient ? s.in[0] : s.out[0];
+  const int64_t depthPad =
+      dataGradient ? (kd - 1) * depthDilation - s.padBefore[0] : s.padBefore[0];
+  const int64_t srcChannelStride = srcDepth * srcPlane, dstChannelStride = dstDepth * dstPlane;
   const int64_t vectors = m.vectors();
   const int64_t perItem = itemVectors(s, m, srcChannels);
   const int64_t blocks = (vectors + perItem - 1) / perItem;
-  const int64_t items = s.batch * G * blocks;
+  const int64_t items = s.batch * G * dstDepth * blocks;
   std::atomic<bool> ok{true};
   auto jobOf = [&](int64_t item) {
-    const int64_t block = item % blocks, ng = item / blocks;
+    const int64_t block = item % blocks, z = item / blocks % dstDepth;
+    const int64_t ng = item / blocks / dstDepth;
     const int64_t n = ng / G, g = ng % G;
+    // Depth taps [k0, k1) read inside the src.
+    const int64_t first = z - depthPad;
+    int64_t k0 = 0, k1 = kd;
+    while (k0 < kd && first + k0 * depthDilation < 0) ++k0;
+    while (k1 > k0 && first + (k1 - 1) * depthDilation >= srcDepth) --k1;
     GroupCorrelation j;
     j.map = m;
     j.vectors = &table;
     j.kind = kind;
-    j.src = src + (n * G + g) * srcChannels * srcPlane;
+    j.src = src + (n * G + g) * srcChannels * srcChannelStride;
+    if (k1 > k0) j.src = static_cast<const Src*>(j.src) + (first + k0 * depthDilation) * srcPlane;
     j.srcChannels = srcChannels;
-    j.srcStride = srcPlane;
-    j.dst = dst + (n * G + g) * dstChannels * dstPlane;
+    j.srcStride = srcChannelStride;
+    j.depthTaps = k1 - k0;
+    j.depthTap0 = k0;
+    j.depthSrcStep = depthDilation * srcPlane;
+    j.dst = dst + (n * G + g) * dstChannels * dstChannelStride + z * dstPlane;
     j.dstChannels = dstChannels;
+    j.dstStride = dstChannelStride;
     j.bias = bias ? bias + g * dstChannels : nullptr;
     j.v0 = block * perItem;
     j.v1 = j.v0 + perItem < vectors ? j.v0 + perItem : vectors;
@@ -317,7 +350,11 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
   // ResNeXt g32 3x3 256ch 28x28 batch 16 HF32 forward, pass bench, medians
   // of 7: 2 threads 3.05 ms so, 2.24 rounded as read (fp32 1.97); 1 thread
   // 3.39 so, 4.76 rounded as read. Either way the same rounded values.
-  const bool roundAsRead = !keepRounded && computeThreadCount() > 1;
+  // 3D layers round as they read (a slot would have to hold every depth
+  // tap's planes); selection leaves them to the blocked passes, whose
+  // staging rounds (denseCorrelation), so this only keeps a direct call right.
+  const bool roundAsRead =
+      (!keepRounded && computeThreadCount() > 1) || s.in[0] != 1 || s.out[0] != 1 || kd != 1;
   auto runItem = [&](int64_t item, float* slot, bool hasNext) {
     GroupCorrelation j = jobOf(item);
     if (slots && !slot) {
@@ -343,7 +380,7 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
         }
       }
     }
-    if (!run(j, item / blocks % G)) ok.store(false, std::memory_order_relaxed);
+    if (!run(j, item / blocks / dstDepth % G)) ok.store(false, std::memory_order_relaxed);
   };
   const auto slotFloats = static_cast<int64_t>(roundedSlotBytes(s, dataGradient) / sizeof(float));
   forEachItem(items, slots != nullptr && !roundAsRead,
@@ -503,8 +540,12 @@ bool acceptsGroupedBackwardWeight(const ConvShape& s) {
 //
 bool denseCorrelation(const ConvShape& s, int64_t srcChannels, int64_t dstChannels,
                       const PlaneMap& m) {
-  if (s.groups != 1 || !planeGeometry(s)) return false;
-  if (srcChannels * tapsOf(s) > kMaxDenseReduction) return false;
+  if (s.groups != 1 || !volumeGeometry(s)) return false;
+  // 3D HF32 operands would be rounded as read, once per tap and tile
+  // (measured: 2 threads 1.2x the blocked pass's time, which rounds once).
+  const bool volume = s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1;
+  if (volume && s.operands == OperandValues::HF32) return false;
+  if (srcChannels * planeTapsOf(s) > kMaxDenseReduction) return false;
   if (tapsOf(s) == 1 && srcChannels < 2 * dstChannels) return false;
   return laneUsePercent(m) >= 90;
 }

@@ -98,9 +98,15 @@ struct GroupCorrelation {
   int64_t keepStride = 0, keepOrigin = 0;
   void* dst = nullptr;
   int64_t dstChannels = 0;
+  int64_t dstStride = 0;  // elements between dst channels' planes
   const float* weights = nullptr;
   const float* bias = nullptr;
   int64_t v0 = 0, v1 = 0;
+  // 3D layers (the fp32 element kinds only; kKeep never): the sum also runs
+  // over depthTaps depth taps in order, depth tap depthTap0 + a reading its
+  // src planes a * depthSrcStep elements after src and its weights at
+  // weights + (depthTap0 + a) * taps * S * D. 2D: one tap, the one at 0.
+  int64_t depthTaps = 1, depthTap0 = 0, depthSrcStep = 0;
 };
 
 // For dst vectors [v0, v1) of one group, and dy channels [d0, d0 + dCount):
@@ -155,19 +161,21 @@ void f32_convbwdw_plane_o4c4_avx512(const GroupWeightGrad& job);
 // geometry every plane pass needs.
 constexpr int64_t kMaxPlaneExtent = int64_t{1} << 28;
 bool planeGeometry(const ConvShape& s);
+// The same with any unit-stride depth dim: 3D layers whose correlation runs
+// plane by plane, the depth taps a sum over planes (dense layers only).
+bool volumeGeometry(const ConvShape& s);
 
 // Grouped layers (groups > 1, at most kMaxGroupChannels channels per group):
 // every pass.
 bool acceptsGroupedForward(const ConvShape& s);
 bool acceptsGroupedBackwardData(const ConvShape& s);
 bool acceptsGroupedBackwardWeight(const ConvShape& s);
-// Dense layers (groups == 1) the correlation runs near the FMA peak: its
-// reduction (src channels x taps) at most kMaxDenseReduction, so that a
-// tile's weights stay in L1, at least 90% of the vectors' lanes valid, for
-// 1x1 layers at least two src channels per dst channel. With HF32 operands
-// (grouped layers too), a block's src rows within the rounded slot's limit.
-// (The weight gradient of dense layers stays with the blocked algorithm,
-// which measures faster there.)
+// Dense 1D/2D/3D layers (groups == 1) the correlation runs near the FMA
+// peak: its reduction per depth tap (src channels x taps of a plane) at most
+// kMaxDenseReduction, so that the weights a tile reads together stay in L1, at least 90% of the
+// vectors' lanes valid, for 1x1 layers at least two src channels per dst channel. With HF32
+// operands (grouped layers too), a block's src rows within the rounded slot's limit. (The weight
+// gradient of dense layers stays with the blocked algorithm, which measures faster there.)
 bool acceptsDenseForward(const ConvShape& s);
 bool acceptsDenseBackwardData(const ConvShape& s);
 // The packed weights of the correlation passes; the weight gradient's

@@ -68,67 +68,74 @@ constexpr int64_t kFetchAhead = 4;
 template <int OT, int NV, typename K, typename E, bool kKeep = false>
 void correlateTile(const GroupCorrelation& j, int64_t k0, int64_t d0, int64_t tile) {
   const PlaneVectors& b = *j.vectors;
-  const E* src = static_cast<const E*>(j.src);
   E* dst = static_cast<E*>(j.dst);
   const int64_t S = j.srcChannels, D = j.dstChannels;
-  const int64_t srcPlane = j.srcStride, dstPlane = j.map.dstH * j.map.dstW;
+  const int64_t srcPlane = j.srcStride, dstPlane = j.dstStride;
   const int64_t taps = j.map.kh * j.map.kw;
   __m512 acc[OT][NV];
 #pragma GCC unroll 8
   for (int o = 0; o < OT; ++o)
 #pragma GCC unroll 12
     for (int v = 0; v < NV; ++v) acc[o][v] = _mm512_setzero_ps();
-  for (int64_t t = 0; t < taps; ++t) {
-    const E* p[NV];
-    float* keep[NV];
-    __mmask16 mk[NV];
+  // 3D layers: each depth tap one plane correlation, summed in registers.
+  for (int64_t a = 0; a < j.depthTaps; ++a) {
+    const E* src = static_cast<const E*>(j.src) + a * j.depthSrcStep;
+    const float* depthWeights = j.weights + (j.depthTap0 + a) * taps * S * D;
+    for (int64_t t = 0; t < taps; ++t) {
+      const E* p[NV];
+      float* keep[NV];
+      __mmask16 mk[NV];
 #pragma GCC unroll 12
-    for (int v = 0; v < NV; ++v) {
-      mk[v] = b.masks[t * b.padded + k0 + v];
-      p[v] = tapSource(src, j.srcOrigin, b, t, k0 + v);
-      if (kKeep) keep[v] = const_cast<float*>(tapSource<float>(j.keep, j.keepOrigin, b, t, k0 + v));
-    }
-    const float* w = j.weights + t * S * D + d0;
-    const bool fetchAhead = t == 0;
-    for (int64_t s = 0; s < S; ++s) {
-      __m512 x[NV];
-      if (fetchAhead) {
-        // An address, not a pointer into src: past the last channel it
-        // points nowhere, which a prefetch may.
-        const uintptr_t ahead = (s + kFetchAhead) * srcPlane * sizeof(E);
+      for (int v = 0; v < NV; ++v) {
+        mk[v] = b.masks[t * b.padded + k0 + v];
+        p[v] = tapSource(src, j.srcOrigin, b, t, k0 + v);
+        if (kKeep)
+          keep[v] = const_cast<float*>(tapSource<float>(j.keep, j.keepOrigin, b, t, k0 + v));
+      }
+      const float* w = depthWeights + t * S * D + d0;
+      const bool fetchAhead = t == 0;
+      for (int64_t s = 0; s < S; ++s) {
+        __m512 x[NV];
+        if (fetchAhead) {
+          // An address, not a pointer into src: past the last channel it
+          // points nowhere, which a prefetch may.
+          const uintptr_t ahead = (s + kFetchAhead) * srcPlane * sizeof(E);
 #pragma GCC unroll 12
-        for (int v = 0; v < NV; ++v)
-          _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p[v]) + ahead),
-                       _MM_HINT_T0);
-        // And the next tile's lines of this channel into L2: from memory
-        // they take longer than the few channels above allow.
-        const uintptr_t nextTile = (s * srcPlane + NV * kLanes) * sizeof(E);
+          for (int v = 0; v < NV; ++v)
+            _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p[v]) + ahead),
+                         _MM_HINT_T0);
+          // And the next tile's lines of this channel into L2: from memory
+          // they take longer than the few channels above allow.
+          const uintptr_t nextTile = (s * srcPlane + NV * kLanes) * sizeof(E);
 #pragma GCC unroll 12
-        for (int v = 0; v < NV; ++v)
-          _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p[v]) + nextTile),
-                       _MM_HINT_T1);
-        if (j.nextSrc) {
-          const int64_t first = tile * j.nextShare;
-          const int64_t last =
-              first + j.nextShare < j.nextLines ? first + j.nextShare : j.nextLines;
-          // Addresses, as above: the last line may lie past the tensor.
-          const uintptr_t line =
-              reinterpret_cast<uintptr_t>(j.nextSrc) + s * j.nextStride * sizeof(E);
-          for (int64_t l = first; l < last; ++l)
-            _mm_prefetch(reinterpret_cast<const char*>(line + l * 64), _MM_HINT_T1);
+          for (int v = 0; v < NV; ++v)
+            _mm_prefetch(
+                reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(p[v]) + nextTile),
+                _MM_HINT_T1);
+          if (j.nextSrc) {
+            const int64_t first = tile * j.nextShare;
+            const int64_t last =
+                first + j.nextShare < j.nextLines ? first + j.nextShare : j.nextLines;
+            // Addresses, as above: the last line may lie past the tensor.
+            const uintptr_t line =
+                reinterpret_cast<uintptr_t>(j.nextSrc) + s * j.nextStride * sizeof(E);
+            for (int64_t l = first; l < last; ++l)
+              _mm_prefetch(reinterpret_cast<const char*>(line + l * 64), _MM_HINT_T1);
+          }
         }
-      }
 #pragma GCC unroll 12
-      for (int v = 0; v < NV; ++v) x[v] = K::Load::load(p[v] + s * srcPlane, mk[v]);
-      if (kKeep) {
+        for (int v = 0; v < NV; ++v) x[v] = K::Load::load(p[v] + s * srcPlane, mk[v]);
+        if (kKeep) {
 #pragma GCC unroll 12
-        for (int v = 0; v < NV; ++v) _mm512_mask_storeu_ps(keep[v] + s * j.keepStride, mk[v], x[v]);
-      }
+          for (int v = 0; v < NV; ++v)
+            _mm512_mask_storeu_ps(keep[v] + s * j.keepStride, mk[v], x[v]);
+        }
 #pragma GCC unroll 8
-      for (int o = 0; o < OT; ++o) {
-        const __m512 wb = _mm512_set1_ps(w[s * D + o]);
+        for (int o = 0; o < OT; ++o) {
+          const __m512 wb = _mm512_set1_ps(w[s * D + o]);
 #pragma GCC unroll 12
-        for (int v = 0; v < NV; ++v) acc[o][v] = _mm512_fmadd_ps(x[v], wb, acc[o][v]);
+          for (int v = 0; v < NV; ++v) acc[o][v] = _mm512_fmadd_ps(x[v], wb, acc[o][v]);
+        }
       }
     }
   }
