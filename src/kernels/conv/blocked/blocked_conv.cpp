@@ -163,6 +163,13 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
             job.taps = taps;
             job.sliceTaps = kPackSliceTaps;
             job.buffer = buffer;
+            job.wFloats = w.outChannels * w.cinPerGroup * w.taps;
+            // The next job: the next reduction block's slice at the same taps
+            // (whole kernels), where it is one of the same group.
+            const ChannelSlot here = slot(red, redChannels, redPerGroup, data);
+            const ChannelSlot next = slot(red + kLanes, redChannels, redPerGroup, data);
+            if (w.taps <= kPackSliceTaps && here.group >= 0 && next.group == here.group)
+              job.nextJobStep = next.offset - here.offset;
             k.gatherWeightSlice(job);
           }
           for (int64_t c = 0; !vectorGather && c < kLanes; ++c) {

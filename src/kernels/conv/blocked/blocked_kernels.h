@@ -208,6 +208,10 @@ struct WeightSliceJob {
   const int64_t* redGroup = nullptr;  // -1: a padding channel
   int64_t taps = 0, sliceTaps = 0;
   float* buffer = nullptr;
+  int64_t wFloats = 0;  // w's elements: no read reaches past them
+  // Elements from each weight this job reads to the one the next job reads
+  // in its place (0: unknown), to be fetched early.
+  int64_t nextJobStep = 0;
 };
 void gatherWeightSlice_avx512(const WeightSliceJob& job);
 
