@@ -102,7 +102,8 @@ struct GroupCorrelation {
   const float* weights = nullptr;
   const float* bias = nullptr;
   int64_t v0 = 0, v1 = 0;
-  // 3D layers (the fp32 element kinds only; kKeep never): the sum also runs
+  // 3D layers (dense, so never the bf16 pair kernel, which takes grouped
+  // layers only; never with `keep`): the sum also runs
   // over depthTaps depth taps in order, depth tap depthTap0 + a reading its
   // src planes a * depthSrcStep elements after src and its weights at
   // weights + (depthTap0 + a) * taps * S * D. 2D: one tap, the one at 0.
@@ -171,11 +172,13 @@ bool acceptsGroupedForward(const ConvShape& s);
 bool acceptsGroupedBackwardData(const ConvShape& s);
 bool acceptsGroupedBackwardWeight(const ConvShape& s);
 // Dense 1D/2D/3D layers (groups == 1) the correlation runs near the FMA
-// peak: its reduction per depth tap (src channels x taps of a plane) at most
-// kMaxDenseReduction, so that the weights a tile reads together stay in L1, at least 90% of the
-// vectors' lanes valid, for 1x1 layers at least two src channels per dst channel. With HF32
-// operands (grouped layers too), a block's src rows within the rounded slot's limit. (The weight
-// gradient of dense layers stays with the blocked algorithm, which measures faster there.)
+// peak: its reduction per depth tap (src channels x taps of a plane) at
+// most kMaxDenseReduction, so that the weights a tile reads together stay
+// in L1, at least 90% of the vectors' lanes valid, for 1x1 layers at least
+// two src channels per dst channel. With HF32 operands (grouped layers
+// too), a block's src rows within the rounded slot's limit; 3D layers not
+// with HF32 operands. (The weight gradient of dense layers stays with the
+// blocked algorithm, which measures faster there.)
 bool acceptsDenseForward(const ConvShape& s);
 bool acceptsDenseBackwardData(const ConvShape& s);
 // The packed weights of the correlation passes; the weight gradient's
