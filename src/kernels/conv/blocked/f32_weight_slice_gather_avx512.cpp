@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "kernels/conv/blocked/blocked_kernels.h"
+#include "kernels/simd/lane_masks_avx512.h"
 #include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
@@ -52,7 +53,6 @@ void gatherLanes(const WeightSliceJob& job) {
 }
 
 void transposeRuns(const WeightSliceJob& job) {
-  const __mmask16 tapLanes = static_cast<__mmask16>((1u << job.taps) - 1);
   for (int64_t c = 0; c < kLanes; ++c) {
     float* rows = job.buffer + c * job.sliceTaps * job.width;
     const int64_t group = job.redGroup[c];
@@ -75,8 +75,7 @@ void transposeRuns(const WeightSliceJob& job) {
                        _MM_HINT_T0);
         // Whole vectors where w goes on (masked loads across cache lines
         // are slow on Zen 5); the lanes past the run are never stored.
-        r[l] = at + kLanes <= job.wFloats ? _mm512_loadu_ps(job.w + at)
-                                          : _mm512_maskz_loadu_ps(tapLanes, job.w + at);
+        r[l] = simd::loadFirstLanes(job.w + at, job.wFloats - at);
       }
       simd::transpose16x16(r);
       simd::storeRows16(rows + o0, job.width, r, job.taps);

@@ -5,6 +5,7 @@
 
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/bf16_pairs_inl.h"
+#include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/scratch_region.h"
 #include "kernels/conv/scratch_slots.h"
 #include "kernels/convert/convert.h"
@@ -22,6 +23,8 @@ int64_t dstChannelsOf(const ConvShape& s) { return s.outChannels / s.groups; }
 // Taps of the whole kernel (depth taps outermost) and of one plane.
 int64_t tapsOf(const ConvShape& s) { return s.kernel[0] * s.kernel[1] * s.kernel[2]; }
 int64_t planeTapsOf(const ConvShape& s) { return s.kernel[1] * s.kernel[2]; }
+// A 3D layer: the correlation also sums over depth taps.
+bool hasDepth(const ConvShape& s) { return s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1; }
 
 bool dimWithinLimits(const ConvShape& s, int d) {
   if (s.in[d] <= 0 || s.out[d] <= 0 || s.kernel[d] <= 0 || s.kernel[d] > kMaxTaps) return false;
@@ -42,8 +45,7 @@ bool planeDims(const ConvShape& s) {
 }  // namespace
 
 bool planeGeometry(const ConvShape& s) {
-  if (s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0) return false;
-  return planeDims(s);
+  return !hasDepth(s) && s.padBefore[0] == 0 && planeDims(s);
 }
 
 bool volumeGeometry(const ConvShape& s) {
@@ -312,9 +314,8 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
     const int64_t n = ng / G, g = ng % G;
     // Depth taps [k0, k1) read inside the src.
     const int64_t first = z - depthPad;
-    int64_t k0 = 0, k1 = kd;
-    while (k0 < kd && first + k0 * depthDilation < 0) ++k0;
-    while (k1 > k0 && first + (k1 - 1) * depthDilation >= srcDepth) --k1;
+    int64_t k0 = 0, k1 = 0;
+    conv_detail::validOutputRange(first, depthDilation, srcDepth, kd, &k0, &k1);
     GroupCorrelation j;
     j.map = m;
     j.vectors = &table;
@@ -353,8 +354,7 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
   // 3D layers round as they read (a slot would have to hold every depth
   // tap's planes); selection leaves them to the blocked passes, whose
   // staging rounds (denseCorrelation), so this only keeps a direct call right.
-  const bool roundAsRead =
-      (!keepRounded && computeThreadCount() > 1) || s.in[0] != 1 || s.out[0] != 1 || kd != 1;
+  const bool roundAsRead = (!keepRounded && computeThreadCount() > 1) || hasDepth(s);
   auto runItem = [&](int64_t item, float* slot, bool hasNext) {
     GroupCorrelation j = jobOf(item);
     if (slots && !slot) {
@@ -543,8 +543,7 @@ bool denseCorrelation(const ConvShape& s, int64_t srcChannels, int64_t dstChanne
   if (s.groups != 1 || !volumeGeometry(s)) return false;
   // 3D HF32 operands would be rounded as read, once per tap and tile
   // (measured: 2 threads 1.2x the blocked pass's time, which rounds once).
-  const bool volume = s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1;
-  if (volume && s.operands == OperandValues::HF32) return false;
+  if (hasDepth(s) && s.operands == OperandValues::HF32) return false;
   if (srcChannels * planeTapsOf(s) > kMaxDenseReduction) return false;
   if (tapsOf(s) == 1 && srcChannels < 2 * dstChannels) return false;
   return laneUsePercent(m) >= 90;
