@@ -147,6 +147,22 @@ TEST_P(GemmAccuracy, StridedAndTransposedViews) {
   checkCase({14, 33, 12, Layout::RowMajor, Layout::Broadcast}, GetParam(), true, seed++);
 }
 
+// A row-major B's whole slivers are packed by the first A sliver's tiles
+// and prefetched by the others' (AVX-512): one, two and many A slivers, a
+// second A block that reads what the first packed, ragged slivers packed
+// before, several K and N blocks, and a B whose rows are one row (stride 0).
+TEST_P(GemmAccuracy, RowMajorBPackedByTheTiles) {
+  ForcedIsa forced(GetParam());
+  ASSERT_TRUE(forced.ok());
+  const Case cases[] = {{8, 96, 3},      {9, 480, 64},    {16, 144, 1},
+                        {200, 1000, 40}, {145, 530, 513}, {64, 1100, 256}};
+  uint32_t seed = 450;
+  for (const Case& c : cases) {
+    for (bool accumulate : {false, true}) checkCase(c, GetParam(), accumulate, seed++);
+  }
+  checkCase({40, 200, 20, Layout::RowMajor, Layout::Broadcast}, GetParam(), false, seed++);
+}
+
 // Tiny cache blocks put many K, M and N block boundaries inside small shapes.
 TEST_P(GemmAccuracy, TinyCacheBlocks) {
   ForcedIsa forced(GetParam());

@@ -18,6 +18,20 @@ namespace gemm_detail {
 
 using MicroKernelFn = void (*)(int64_t kc, const float* packedA, const float* packedB, float* c,
                                int64_t ldc, bool addToC);
+// How a tile meets a row-major B (rows ldb floats apart) that the tiles
+// pack themselves: packFrom (not null): step p's nr floats are read at
+// packFrom + p * ldb, all inside B, and written to packedB in the sliver
+// layout as they are used; otherwise packedB is read as packed and the
+// fetchRows rows at fetchFrom (the next sliver's, a share of them) are
+// prefetched. The same products in the same order as the plain kernel.
+struct BStream {
+  const float* packFrom = nullptr;
+  const float* fetchFrom = nullptr;
+  int64_t ldb = 0;
+  int64_t fetchRows = 0;
+};
+using StreamingMicroKernelFn = void (*)(int64_t kc, const float* packedA, float* packedB, float* c,
+                                        int64_t ldc, bool addToC, const BStream& stream);
 
 // Packs a block of `lines` lines of `depth` elements into ceil(lines / slot)
 // slivers of depth * slot floats: line l, step p is read from
@@ -35,6 +49,8 @@ struct GemmKernel {
   int64_t mc;  // multiple of mr
   int64_t nc;  // multiple of nr
   MicroKernelFn run;
+  // Optional (null: B blocks are always packed before use).
+  StreamingMicroKernelFn runStreamingB;
   PackBlockFn pack;
   PackBlockFn packHf32;  // the same, each value rounded to HF32 (MatrixView::roundHf32)
   // Rounds `count` packed floats to HF32 in place (a PackedBSource's blocks).
@@ -48,6 +64,8 @@ void microKernelAvx2(int64_t kc, const float* packedA, const float* packedB, flo
                      bool addToC);
 void microKernelAvx512(int64_t kc, const float* packedA, const float* packedB, float* c,
                        int64_t ldc, bool addToC);
+void microKernelStreamingBAvx512(int64_t kc, const float* packedA, float* packedB, float* c,
+                                 int64_t ldc, bool addToC, const BStream& stream);
 
 void packBlockPortable(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
                        int64_t depth, int slot, float* dst);
