@@ -102,23 +102,27 @@ namespace {
 // (split by output channels, each thread packed all of B): RN50 res5
 // 1x1/2 1024->2048 14x14 batch 8 forward, 2 threads 7.8-8.0 -> 6.1 ms (the
 // strided gathers were a third of each thread's time), 1 thread 13.0 -> 11.4.
-bool formsStackedColumns(const ConvGeometry& geometry) {
+bool formsPointwiseColumns(const ConvGeometry& geometry) {
   return geometry.kernelVolume == 1 && !geometry.columnsAreInput;
 }
 
 }  // namespace
 
 // With stacked images, their outputs side by side follow the GEMM's slices,
-// then (formsStackedColumns) their column matrices.
+// then (formsPointwiseColumns) their column matrices.
 uint64_t forwardScratchBytes(const ConvShape& shape) {
   const ConvGeometry geometry = conv_detail::describe(shape);
   const int64_t stack =
       conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, geometry.coutPerGroup);
-  if (stack == 1) return alignUp(gemmScratchBytes());
+  const uint64_t columnFloats = static_cast<uint64_t>(geometry.cinPerGroup) *
+                               static_cast<uint64_t>(geometry.outVolume);
+  if (stack == 1) {
+    return alignUp(gemmScratchBytes()) +
+           (formsPointwiseColumns(geometry) ? alignUp(columnFloats * sizeof(float)) : 0);
+  }
   uint64_t bytes = stackedProductBytes(geometry.coutPerGroup, stack, geometry.outVolume);
-  if (formsStackedColumns(geometry))
-    bytes += alignUp(static_cast<uint64_t>(geometry.cinPerGroup) * static_cast<uint64_t>(stack) *
-                     static_cast<uint64_t>(geometry.outVolume) * sizeof(float));
+  if (formsPointwiseColumns(geometry))
+    bytes += alignUp(columnFloats * static_cast<uint64_t>(stack) * sizeof(float));
   return bytes;
 }
 
@@ -144,7 +148,7 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
       conv_detail::addChannelBias(y, shape.batch * shape.outChannels, P, shape.outChannels, bias);
     return;
   }
-  // The column matrix is not formed (but for formsStackedColumns): sgemm
+  // The column matrix is not formed (but for formsPointwiseColumns): sgemm
   // packs its blocks straight from x (or reads x itself when the columns are
   // x), so one product per (image, group) covers every position and channel.
   const ColumnTile whole{0, Cig, 0, P};
@@ -162,7 +166,7 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
         const float* xFirst = x + (n0 * shape.inChannels + g * Cig) * Q;
         const MatrixView weights{w + g * Cog * Cig * K, Cig * K, 1};
         const float* groupBias = bias ? bias + g * Cog : nullptr;
-        if (formsStackedColumns(geometry)) {
+        if (formsPointwiseColumns(geometry)) {
           conv_detail::im2colTile(shape, geometry, whole, xFirst, formed, images,
                                   shape.inChannels * Q);
           sgemm(Cog, N, Cig, weights, MatrixView{formed, N, 1, hf32}, stacked, N, false, scratch,
@@ -188,6 +192,16 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
       const float* groupBias = bias ? bias + g * Cog : nullptr;
       if (geometry.columnsAreInput) {
         sgemm(Cog, P, Cig, weights, MatrixView{xGroup, Q, 1, hf32}, yGroup, P, false, scratch,
+              groupBias);
+      } else if (formsPointwiseColumns(geometry)) {
+        // Formed, the columns are a row-major B whose slivers the GEMM's
+        // tiles pack as they use them; gathered, every part's B packing
+        // would gather (RN50 1x1/2 256->512 56x56 batch 8, pass bench:
+        // 1 thread 12.0 -> 8.7 ms, 2 threads 6.5 -> 5.0).
+        float* formed = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
+                                                 alignUp(gemmScratchBytes()));
+        conv_detail::im2colTile(shape, geometry, whole, xGroup, formed);
+        sgemm(Cog, P, Cig, weights, MatrixView{formed, P, 1, hf32}, yGroup, P, false, scratch,
               groupBias);
       } else {
         const conv_detail::ColumnSource columns{&shape, &geometry, whole, xGroup};
