@@ -96,32 +96,41 @@ uint64_t scratchBytes(const ConvShape& shape) {
 
 namespace {
 
-// Stacked images of a 1x1x1 kernel whose columns are not x itself (strided
-// or padded) have their column matrices formed once, in parallel, rather
-// than gathered by sgemm's B packing, which every part of the GEMM repeats
-// (split by output channels, each thread packed all of B): RN50 res5
-// 1x1/2 1024->2048 14x14 batch 8 forward, 2 threads 7.8-8.0 -> 6.1 ms (the
-// strided gathers were a third of each thread's time), 1 thread 13.0 -> 11.4.
-bool formsPointwiseColumns(const ConvGeometry& geometry) {
-  return geometry.kernelVolume == 1 && !geometry.columnsAreInput;
+// Column matrices that are not x itself are formed once per product, in
+// parallel, and the GEMM reads them as a row-major B, whose slivers its
+// tiles pack as they use them; gathered by sgemm's B packing instead, the
+// gathers are repeated by every part of the GEMM (split by output channels,
+// each thread packed all of B) and run before the tiles' multiply-adds.
+// Measured: RN50 res5 1x1/2 1024->2048 14x14 batch 8 forward, 2 threads
+// 7.8-8.0 -> 6.1 ms (the strided gathers were a third of each thread's
+// time), 1 thread 13.0 -> 11.4; RN50 1x1/2 256->512 56x56, pass bench,
+// 1 thread 12.0 -> 8.7 ms, 2 threads 6.5 -> 5.0; 1D k10 s5 512ch L4000
+// batch 4, 94 -> 86 (2 threads 55 -> 53). Only while the columns take at
+// most twice x's elements (a 3x3/2 layer's take 2.25x), so that the
+// workspace stays near the operands' size.
+bool formsColumns(const ConvGeometry& geometry) {
+  return !geometry.columnsAreInput &&
+         (geometry.kernelVolume == 1 ||
+          geometry.kernelVolume * geometry.outVolume <= 2 * geometry.inVolume);
 }
 
 }  // namespace
 
 // With stacked images, their outputs side by side follow the GEMM's slices,
-// then (formsPointwiseColumns) their column matrices.
+// then (formsColumns) their column matrices.
 uint64_t forwardScratchBytes(const ConvShape& shape) {
   const ConvGeometry geometry = conv_detail::describe(shape);
   const int64_t stack =
       conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, geometry.coutPerGroup);
   const uint64_t columnFloats = static_cast<uint64_t>(geometry.cinPerGroup) *
-                               static_cast<uint64_t>(geometry.outVolume);
+                                static_cast<uint64_t>(geometry.kernelVolume) *
+                                static_cast<uint64_t>(geometry.outVolume);
   if (stack == 1) {
     return alignUp(gemmScratchBytes()) +
-           (formsPointwiseColumns(geometry) ? alignUp(columnFloats * sizeof(float)) : 0);
+           (formsColumns(geometry) ? alignUp(columnFloats * sizeof(float)) : 0);
   }
   uint64_t bytes = stackedProductBytes(geometry.coutPerGroup, stack, geometry.outVolume);
-  if (formsPointwiseColumns(geometry))
+  if (formsColumns(geometry))
     bytes += alignUp(columnFloats * static_cast<uint64_t>(stack) * sizeof(float));
   return bytes;
 }
@@ -148,7 +157,7 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
       conv_detail::addChannelBias(y, shape.batch * shape.outChannels, P, shape.outChannels, bias);
     return;
   }
-  // The column matrix is not formed (but for formsPointwiseColumns): sgemm
+  // The column matrix is not formed (but for formsColumns): sgemm
   // packs its blocks straight from x (or reads x itself when the columns are
   // x), so one product per (image, group) covers every position and channel.
   const ColumnTile whole{0, Cig, 0, P};
@@ -166,11 +175,11 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
         const float* xFirst = x + (n0 * shape.inChannels + g * Cig) * Q;
         const MatrixView weights{w + g * Cog * Cig * K, Cig * K, 1};
         const float* groupBias = bias ? bias + g * Cog : nullptr;
-        if (formsPointwiseColumns(geometry)) {
+        if (formsColumns(geometry)) {
           conv_detail::im2colTile(shape, geometry, whole, xFirst, formed, images,
                                   shape.inChannels * Q);
-          sgemm(Cog, N, Cig, weights, MatrixView{formed, N, 1, hf32}, stacked, N, false, scratch,
-                groupBias);
+          sgemm(Cog, N, Cig * K, weights, MatrixView{formed, N, 1, hf32}, stacked, N, false,
+                scratch, groupBias);
         } else {
           const conv_detail::ColumnSource columns{&shape, &geometry, whole,
                                                   xFirst, images,    shape.inChannels * Q};
@@ -193,15 +202,11 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
       if (geometry.columnsAreInput) {
         sgemm(Cog, P, Cig, weights, MatrixView{xGroup, Q, 1, hf32}, yGroup, P, false, scratch,
               groupBias);
-      } else if (formsPointwiseColumns(geometry)) {
-        // Formed, the columns are a row-major B whose slivers the GEMM's
-        // tiles pack as they use them; gathered, every part's B packing
-        // would gather (RN50 1x1/2 256->512 56x56 batch 8, pass bench:
-        // 1 thread 12.0 -> 8.7 ms, 2 threads 6.5 -> 5.0).
+      } else if (formsColumns(geometry)) {
         float* formed = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
                                                  alignUp(gemmScratchBytes()));
         conv_detail::im2colTile(shape, geometry, whole, xGroup, formed);
-        sgemm(Cog, P, Cig, weights, MatrixView{formed, P, 1, hf32}, yGroup, P, false, scratch,
+        sgemm(Cog, P, Cig * K, weights, MatrixView{formed, P, 1, hf32}, yGroup, P, false, scratch,
               groupBias);
       } else {
         const conv_detail::ColumnSource columns{&shape, &geometry, whole, xGroup};
