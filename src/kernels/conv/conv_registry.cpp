@@ -168,16 +168,14 @@ bool wordsAreOperands(const ConvShape& s) {
 }
 
 // The forward of a strided pointwise layer (1x1, no padding) goes to the
-// im2col GEMM where its AVX-512 tiles run at full width and pack the formed
-// columns as they use them (not with raw HF32 operands, which it packs and
-// rounds first). Measured on the Zen 5 EPYC, pass bench, RN50 1x1/2
-// 256->512 56x56 batch 8: blocked 10.6-10.8 ms, GEMM 8.7 (2 threads 5.8 ->
-// 5.0). Not measured on Intel or Zen 4 (which keeps the blocked pass).
+// im2col GEMM where its AVX-512 tiles run at full width and pack (and round
+// raw HF32 operands of) the formed columns as they use them. Measured on the Zen 5 EPYC, pass
+// bench, RN50 1x1/2 256->512 56x56 batch 8: blocked 10.6-10.8 ms, GEMM 8.7 (2 threads 5.8 -> 5.0).
+// Not measured on Intel or Zen 4 (which keeps the blocked pass).
 bool pointwiseForwardOnGemm(const ConvShape& s) {
   const conv_detail::ConvGeometry g = conv_detail::describe(s);
   return activeIsa() >= Isa::Avx512 && !zmmFmaInHalves() && g.kernelVolume == 1 &&
-         s.padBefore[0] == 0 && s.padBefore[1] == 0 && s.padBefore[2] == 0 &&
-         s.inputRounding != Rounding::HF32;
+         s.padBefore[0] == 0 && s.padBefore[1] == 0 && s.padBefore[2] == 0;
 }
 template <Channels kind>
 bool blockedForward(const ConvShape& s) {

@@ -170,6 +170,7 @@ void multiplyBlock(const GemmKernel& k, const Problem& p, const BlockTiles& t, c
     gemm_detail::BStream stream;
     stream.packFrom = rows;
     stream.ldb = p.B.rowStride;
+    stream.roundHf32 = p.B.roundHf32;
     one(0, jr, &stream);
     const bool nextStreamed = jr + k.nr < t.streamed;
     for (int64_t s = 1; s < aSlivers; ++s) {
@@ -199,7 +200,7 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
   const int64_t kBlocks = (p.K + k.kc - 1) / k.kc;
   const int64_t kStep = (p.K + kBlocks - 1) / kBlocks;
   // A row-major B's whole slivers are packed by the tiles (multiplyBlock).
-  const bool tilesPackB = k.runStreamingB && !p.bSource && p.B.colStride == 1 && !p.B.roundHf32;
+  const bool tilesPackB = k.runStreamingB && !p.bSource && p.B.colStride == 1;
   for (int64_t jc = n0; jc < n1; jc += k.nc) {
     const int64_t nb = std::min(k.nc, n1 - jc);
     const int64_t streamed = tilesPackB ? nb / k.nr * k.nr : 0;

@@ -21,7 +21,8 @@ using MicroKernelFn = void (*)(int64_t kc, const float* packedA, const float* pa
 // How a tile meets a row-major B (rows ldb floats apart) that the tiles
 // pack themselves: packFrom (not null): step p's nr floats are read at
 // packFrom + p * ldb, all inside B, and written to packedB in the sliver
-// layout as they are used; otherwise packedB is read as packed and the
+// layout as they are used (each rounded to HF32 first when roundHf32);
+// otherwise packedB is read as packed and the
 // fetchRows rows at fetchFrom (the next sliver's, a share of them) are
 // prefetched. The same products in the same order as the plain kernel.
 struct BStream {
@@ -29,6 +30,7 @@ struct BStream {
   const float* fetchFrom = nullptr;
   int64_t ldb = 0;
   int64_t fetchRows = 0;
+  bool roundHf32 = false;
 };
 using StreamingMicroKernelFn = void (*)(int64_t kc, const float* packedA, float* packedB, float* c,
                                         int64_t ldc, bool addToC, const BStream& stream);

@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "kernels/gemm/gemm_kernel.h"
+#include "kernels/simd/hf32_rounding_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -22,11 +23,11 @@ constexpr int64_t kRowsAhead = 32;
 // Cache lines a sliver's row of B may touch (unaligned: one more).
 constexpr int kLinesPerRow = kAvx512Nr * 4 / 64 + 1;
 
-// The micro-kernel in three roles (BStream, gemm_kernel.h): kRead reads
-// packed B; kPack reads B's rows and packs them as it goes; kFetch reads
-// packed B and prefetches stream.fetchRows rows of the next sliver, one
-// line per step.
-enum Role { kRead, kPack, kFetch };
+// The micro-kernel in four roles (BStream, gemm_kernel.h): kRead reads
+// packed B; kPack reads B's rows and packs them as it goes (kPackHf32:
+// rounded to HF32 first); kFetch reads packed B and prefetches
+// stream.fetchRows rows of the next sliver, one line per step.
+enum Role { kRead, kPack, kPackHf32, kFetch };
 
 template <Role kRole>
 inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float* c, int64_t ldc,
@@ -50,7 +51,7 @@ inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float
   for (int64_t p = 0; p < kc; ++p) {
     const float* a = packedA + p * kMr;
     __m512 bv[kVectors];
-    if (kRole == kPack) {
+    if (kRole == kPack || kRole == kPackHf32) {
       const float* row = stream.packFrom + p * stream.ldb;
       // The rows ahead, near the end the next sliver's first (its columns
       // follow these); the last sliver's may lie past B's end, which is
@@ -63,6 +64,7 @@ inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float
 #pragma GCC unroll 8
       for (int j = 0; j < kVectors; ++j) {
         bv[j] = _mm512_loadu_ps(row + 16 * j);
+        if (kRole == kPackHf32) bv[j] = simd::roundHf32(bv[j]);
         _mm512_storeu_ps(packedB + p * kAvx512Nr + 16 * j, bv[j]);
       }
     } else {
@@ -102,7 +104,9 @@ void microKernelAvx512(int64_t kc, const float* packedA, const float* packedB, f
 
 void microKernelStreamingBAvx512(int64_t kc, const float* packedA, float* packedB, float* c,
                                  int64_t ldc, bool addToC, const BStream& stream) {
-  if (stream.packFrom) {
+  if (stream.packFrom && stream.roundHf32) {
+    multiplyTile<kPackHf32>(kc, packedA, packedB, c, ldc, addToC, stream);
+  } else if (stream.packFrom) {
     multiplyTile<kPack>(kc, packedA, packedB, c, ldc, addToC, stream);
   } else {
     multiplyTile<kFetch>(kc, packedA, packedB, c, ldc, addToC, stream);

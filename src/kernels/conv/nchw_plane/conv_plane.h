@@ -175,8 +175,8 @@ bool acceptsGroupedBackwardWeight(const ConvShape& s);
 // peak: its reduction per depth tap (src channels x taps of a plane) at
 // most kMaxDenseReduction, so that the weights a tile reads together stay
 // in L1, at least 90% of the vectors' lanes valid, for 1x1 layers at least
-// two src channels per dst channel and either fewer than 32 dst channels or
-// raw HF32 operands (other 1x1 layers run faster as a GEMM). With HF32 operands (grouped layers
+// two src channels per dst channel and fewer than 32 dst channels (other
+// 1x1 layers run faster as a GEMM). With HF32 operands (grouped layers
 // too), a block's src rows within the rounded slot's limit; 3D layers not
 // with HF32 operands. (The weight gradient of dense layers stays with the
 // blocked algorithm, which measures faster there.)
