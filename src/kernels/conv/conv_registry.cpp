@@ -168,10 +168,11 @@ bool wordsAreOperands(const ConvShape& s) {
 }
 
 // The forward of a strided pointwise layer (1x1, no padding) goes to the
-// im2col GEMM where its AVX-512 tiles run at full width and pack (and round
-// raw HF32 operands of) the formed columns as they use them. Measured on the Zen 5 EPYC, pass
-// bench, RN50 1x1/2 256->512 56x56 batch 8: blocked 10.6-10.8 ms, GEMM 8.7 (2 threads 5.8 -> 5.0).
-// Not measured on Intel or Zen 4 (which keeps the blocked pass).
+// im2col GEMM where its AVX-512 tiles run at full width: they pack (and
+// round raw HF32 operands of) the formed columns as they use them.
+// Measured on the Zen 5 EPYC, pass bench, RN50 1x1/2 256->512 56x56 batch
+// 8: blocked 10.6-10.8 ms, GEMM 8.7 (2 threads 5.8 -> 5.0). Not measured on
+// Intel; Zen 4 (FMAs in halves) keeps the blocked pass.
 bool pointwiseForwardOnGemm(const ConvShape& s) {
   const conv_detail::ConvGeometry g = conv_detail::describe(s);
   return activeIsa() >= Isa::Avx512 && !zmmFmaInHalves() && g.kernelVolume == 1 &&

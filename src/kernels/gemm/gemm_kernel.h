@@ -19,12 +19,12 @@ namespace gemm_detail {
 using MicroKernelFn = void (*)(int64_t kc, const float* packedA, const float* packedB, float* c,
                                int64_t ldc, bool addToC);
 // How a tile meets a row-major B (rows ldb floats apart) that the tiles
-// pack themselves: packFrom (not null): step p's nr floats are read at
+// pack themselves. packFrom not null: step p's nr floats are read at
 // packFrom + p * ldb, all inside B, and written to packedB in the sliver
-// layout as they are used (each rounded to HF32 first when roundHf32);
-// otherwise packedB is read as packed and the
-// fetchRows rows at fetchFrom (the next sliver's, a share of them) are
-// prefetched. The same products in the same order as the plain kernel.
+// layout as they are used (each rounded to HF32 first when roundHf32).
+// Otherwise packedB is read as packed, and the fetchRows rows at fetchFrom
+// (a share of the next sliver's) are prefetched. Either way the same
+// products in the same order as the plain kernel.
 struct BStream {
   const float* packFrom = nullptr;
   const float* fetchFrom = nullptr;

@@ -157,9 +157,9 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
       conv_detail::addChannelBias(y, shape.batch * shape.outChannels, P, shape.outChannels, bias);
     return;
   }
-  // The column matrix is not formed (but for formsColumns): sgemm
-  // packs its blocks straight from x (or reads x itself when the columns are
-  // x), so one product per (image, group) covers every position and channel.
+  // One product per (image, group), or per stack of images, covers every
+  // position and channel: on x itself when the columns are x, on the formed
+  // columns (formsColumns), else on blocks sgemm's packing gathers from x.
   const ColumnTile whole{0, Cig, 0, P};
   const bool hf32 = shape.inputRounding == Rounding::HF32;  // x rounded as packed
   const int64_t stack = conv_detail::imagesPerProduct(shape.batch, P, Cog);

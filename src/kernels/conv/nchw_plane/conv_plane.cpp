@@ -534,11 +534,11 @@ bool acceptsGroupedBackwardWeight(const ConvShape& s) {
          (s.operands != OperandValues::HF32 || weightSlotBytes(s) <= kMaxRoundedSlotBytes);
 }
 
-// A 1x1 layer is a GEMM; the correlation measured faster only where it
-// reduces at least two src channels per dst channel (256 -> 64: 10-14%;
-// 64 -> 256: no gain, its data gradient 4-8% slower).
-//
-// dst channels from which 1x1 layers run faster as the GEMM (denseCorrelation).
+// A 1x1 layer is a GEMM; the correlation measured faster than the sgemm
+// with B packed before use only where it reduces at least two src channels
+// per dst channel (256 -> 64: 10-14%; 64 -> 256: no gain, its data gradient
+// 4-8% slower); since the sgemm's tiles pack B as they use it, only with
+// fewer dst channels than this too (see denseCorrelation).
 constexpr int64_t kMinPointwiseGemmRows = 32;
 
 bool denseCorrelation(const ConvShape& s, int64_t srcChannels, int64_t dstChannels,
@@ -549,9 +549,8 @@ bool denseCorrelation(const ConvShape& s, int64_t srcChannels, int64_t dstChanne
   if (hasDepth(s) && s.operands == OperandValues::HF32) return false;
   if (srcChannels * planeTapsOf(s) > kMaxDenseReduction) return false;
   if (tapsOf(s) == 1 && srcChannels < 2 * dstChannels) return false;
-  // Other 1x1 layers are a GEMM per image, which the sgemm runs faster
-  // (its tiles pack B as they use it) but for few dst channels (one GEMM
-  // per image too small to split across threads). Measured, pass bench,
+  // With more dst channels the sgemm runs them faster; with fewer, one
+  // GEMM per image is too small to split across threads. Measured, pass bench,
   // RN50 1x1 256->64 56x56 batch 8, 1 thread 5.3-5.9 -> 3.9-4.3 ms, 2
   // threads 2.5-3.2 -> 2.0-2.2 (raw HF32 operands 5.3-5.5 -> 3.9, 3.1-3.2
   // -> 2.3-2.4); 512->128 28x28 5.3 -> 4.1 (2.7 -> 2.3); but 64->16 56x56,
