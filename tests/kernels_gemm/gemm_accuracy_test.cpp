@@ -75,14 +75,6 @@ void checkCase(const Case& c, GemmIsa isa, bool accumulate, uint32_t seed) {
   }
 }
 
-std::vector<GemmIsa> supportedIsas() {
-  std::vector<GemmIsa> isas;
-  for (GemmIsa isa : {GemmIsa::Scalar, GemmIsa::Avx2, GemmIsa::Avx512}) {
-    if (aclcpu::kernels::gemmIsaSupported(isa)) isas.push_back(isa);
-  }
-  return isas;
-}
-
 class GemmAccuracy : public ::testing::TestWithParam<GemmIsa> {};
 
 TEST_P(GemmAccuracy, TinyAndPrimeShapes) {

@@ -19,14 +19,6 @@ namespace {
 using aclcpu::kernels::gemmScratchBytes;
 using aclcpu::kernels::sgemm;
 
-std::vector<GemmIsa> supportedIsas() {
-  std::vector<GemmIsa> isas;
-  for (GemmIsa isa : {GemmIsa::Scalar, GemmIsa::Avx2, GemmIsa::Avx512}) {
-    if (aclcpu::kernels::gemmIsaSupported(isa)) isas.push_back(isa);
-  }
-  return isas;
-}
-
 // Restores the default pool size when a test changes it.
 class ThreadCountGuard {
  public:
@@ -124,39 +116,29 @@ TEST(GemmEdgeSizes, ZeroMOrNTouchesNothing) {
 // differently (along M or N, at different tiles) but K never is.
 TEST(GemmDeterminism, BitIdenticalAcrossThreadCounts) {
   ThreadCountGuard restore;
-  struct Shape {
-    int64_t M, N, K;
-  };
-  const Shape shapes[] = {{64, 700, 300}, {700, 40, 530}, {151, 149, 257}};
-  for (GemmIsa isa : supportedIsas()) {
-    ForcedIsa forced(isa);
-    ASSERT_TRUE(forced.ok());
-    for (const Shape& s : shapes) {
-      SCOPED_TRACE(std::string(isaName(isa)) + " M=" + std::to_string(s.M) +
-                   " N=" + std::to_string(s.N) + " K=" + std::to_string(s.K));
-      std::mt19937 rng(11);
-      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-      Operand a(s.M, s.K, Layout::RowMajor);
-      Operand b(s.K, s.N, Layout::RowMajor);
-      a.fill([&] { return dist(rng); });
-      b.fill([&] { return dist(rng); });
-      std::vector<float> first;
-      for (int threads : {1, 2, 3}) {
-        aclcpu::setComputeThreadCount(threads);
-        Scratch scratch;  // sized after the thread count change, as documented
-        OutputMatrix out(s.M, s.N);
-        for (float& v : out.data) v = 0.25f;
-        sgemm(s.M, s.N, s.K, a.view(), b.view(), out.data.data(), out.ldc, true, scratch.get());
-        ASSERT_TRUE(scratch.guardIntact());
-        if (first.empty()) {
-          first = out.data;
-        } else {
-          ASSERT_EQ(0, std::memcmp(first.data(), out.data.data(), first.size() * sizeof(float)))
-              << threads << " threads differ from 1 thread";
-        }
+  forEachIsaAndShape({{64, 700, 300}, {700, 40, 530}, {151, 149, 257}}, [](const GemmShape& s) {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    Operand a(s.M, s.K, Layout::RowMajor);
+    Operand b(s.K, s.N, Layout::RowMajor);
+    a.fill([&] { return dist(rng); });
+    b.fill([&] { return dist(rng); });
+    std::vector<float> first;
+    for (int threads : {1, 2, 3}) {
+      aclcpu::setComputeThreadCount(threads);
+      Scratch scratch;  // sized after the thread count change, as documented
+      OutputMatrix out(s.M, s.N);
+      for (float& v : out.data) v = 0.25f;
+      sgemm(s.M, s.N, s.K, a.view(), b.view(), out.data.data(), out.ldc, true, scratch.get());
+      ASSERT_TRUE(scratch.guardIntact());
+      if (first.empty()) {
+        first = out.data;
+      } else {
+        ASSERT_EQ(0, std::memcmp(first.data(), out.data.data(), first.size() * sizeof(float)))
+            << threads << " threads differ from 1 thread";
       }
     }
-  }
+  });
 }
 
 // Raw operands rounded to HF32 as packed (MatrixView::roundHf32) give the
@@ -164,49 +146,38 @@ TEST(GemmDeterminism, BitIdenticalAcrossThreadCounts) {
 // before use and B packed by the tiles (row-major, whole slivers, AVX-512),
 // with values at HF32 ties.
 TEST(GemmHf32, RoundingAsPackedEqualsRoundedOperands) {
-  struct Shape {
-    int64_t M, N, K;
-  };
-  const Shape shapes[] = {{64, 500, 70}, {9, 97, 300}, {150, 48, 5}};
-  for (GemmIsa isa : supportedIsas()) {
-    ForcedIsa forced(isa);
-    ASSERT_TRUE(forced.ok());
-    for (const Shape& s : shapes) {
-      SCOPED_TRACE(std::string(isaName(isa)) + " M=" + std::to_string(s.M) +
-                   " N=" + std::to_string(s.N) + " K=" + std::to_string(s.K));
-      std::mt19937 rng(21);
-      std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-      auto raw = [&] {
-        float v = dist(rng);
-        uint32_t bits;
-        std::memcpy(&bits, &v, 4);
-        if (rng() % 4 == 0) bits = (bits & 0xfffff000u) | 0x800u;  // a tie
-        std::memcpy(&v, &bits, 4);
-        return v;
-      };
-      for (Layout lb : {Layout::RowMajor, Layout::ColMajor}) {
-        Operand a(s.M, s.K, Layout::RowMajor), b(s.K, s.N, lb);
-        Operand ar(s.M, s.K, Layout::RowMajor), br(s.K, s.N, lb);
-        a.fill(raw);
-        b.fill(raw);
-        for (int64_t i = 0; i < s.M; ++i)
-          for (int64_t k = 0; k < s.K; ++k)
-            ar.at(i, k) = aclcpu::kernels::roundFloat(a.at(i, k), aclcpu::kernels::Rounding::HF32);
+  forEachIsaAndShape({{64, 500, 70}, {9, 97, 300}, {150, 48, 5}}, [](const GemmShape& s) {
+    std::mt19937 rng(21);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    auto raw = [&] {
+      float v = dist(rng);
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      if (rng() % 4 == 0) bits = (bits & 0xfffff000u) | 0x800u;  // a tie
+      std::memcpy(&v, &bits, 4);
+      return v;
+    };
+    for (Layout lb : {Layout::RowMajor, Layout::ColMajor}) {
+      Operand a(s.M, s.K, Layout::RowMajor), b(s.K, s.N, lb);
+      Operand ar(s.M, s.K, Layout::RowMajor), br(s.K, s.N, lb);
+      a.fill(raw);
+      b.fill(raw);
+      for (int64_t i = 0; i < s.M; ++i)
         for (int64_t k = 0; k < s.K; ++k)
-          for (int64_t j = 0; j < s.N; ++j)
-            br.at(k, j) = aclcpu::kernels::roundFloat(b.at(k, j), aclcpu::kernels::Rounding::HF32);
-        aclcpu::kernels::MatrixView av = a.view(), bv = b.view();
-        av.roundHf32 = bv.roundHf32 = true;
-        Scratch scratch;
-        OutputMatrix got(s.M, s.N), want(s.M, s.N);
-        sgemm(s.M, s.N, s.K, av, bv, got.data.data(), got.ldc, false, scratch.get());
-        sgemm(s.M, s.N, s.K, ar.view(), br.view(), want.data.data(), want.ldc, false,
-              scratch.get());
-        ASSERT_EQ(0, std::memcmp(got.data.data(), want.data.data(), got.data.size() * 4))
-            << layoutName(lb) << " B";
-      }
+          ar.at(i, k) = aclcpu::kernels::roundFloat(a.at(i, k), aclcpu::kernels::Rounding::HF32);
+      for (int64_t k = 0; k < s.K; ++k)
+        for (int64_t j = 0; j < s.N; ++j)
+          br.at(k, j) = aclcpu::kernels::roundFloat(b.at(k, j), aclcpu::kernels::Rounding::HF32);
+      aclcpu::kernels::MatrixView av = a.view(), bv = b.view();
+      av.roundHf32 = bv.roundHf32 = true;
+      Scratch scratch;
+      OutputMatrix got(s.M, s.N), want(s.M, s.N);
+      sgemm(s.M, s.N, s.K, av, bv, got.data.data(), got.ldc, false, scratch.get());
+      sgemm(s.M, s.N, s.K, ar.view(), br.view(), want.data.data(), want.ldc, false, scratch.get());
+      ASSERT_EQ(0, std::memcmp(got.data.data(), want.data.data(), got.data.size() * 4))
+          << layoutName(lb) << " B";
     }
-  }
+  });
 }
 
 // Convolution passes may call sgemm from inside their own parallel region;

@@ -1,10 +1,14 @@
 #pragma once
 // Shared helpers for the sgemm tests: strided operand storage, a float64
-// oracle, aligned scratch with an overrun guard, and an ISA-forcing guard.
+// oracle, aligned scratch with an overrun guard, an ISA-forcing guard and
+// the loop over every ISA this CPU runs.
+
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <ostream>
 #include <random>
@@ -176,6 +180,34 @@ inline const char* isaName(GemmIsa isa) {
       return "avx512";
   }
   return "?";
+}
+
+// The ISAs this CPU can run (Scalar always).
+inline std::vector<GemmIsa> supportedIsas() {
+  std::vector<GemmIsa> isas;
+  for (GemmIsa isa : {GemmIsa::Scalar, GemmIsa::Avx2, GemmIsa::Avx512}) {
+    if (aclcpu::kernels::gemmIsaSupported(isa)) isas.push_back(isa);
+  }
+  return isas;
+}
+
+struct GemmShape {
+  int64_t M, N, K;
+};
+
+// body(shape) for every shape on every supported ISA, that ISA forced and
+// the pair named in any failure's trace.
+template <typename Body>
+void forEachIsaAndShape(std::initializer_list<GemmShape> shapes, Body&& body) {
+  for (GemmIsa isa : supportedIsas()) {
+    ForcedIsa forced(isa);
+    ASSERT_TRUE(forced.ok());
+    for (const GemmShape& s : shapes) {
+      SCOPED_TRACE(std::string(isaName(isa)) + " M=" + std::to_string(s.M) +
+                   " N=" + std::to_string(s.N) + " K=" + std::to_string(s.K));
+      body(s);
+    }
+  }
 }
 
 }  // namespace gemm_test

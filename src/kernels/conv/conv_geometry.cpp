@@ -16,6 +16,11 @@ constexpr int64_t kColumnBudgetFloats = int64_t{4} << 20;
 constexpr int64_t kMinPositionsPerTile = 256;
 }  // namespace
 
+bool unpaddedPointwise(const ConvShape& shape) {
+  return describe(shape).kernelVolume == 1 && shape.padBefore[0] == 0 && shape.padBefore[1] == 0 &&
+         shape.padBefore[2] == 0;
+}
+
 ConvGeometry describe(const ConvShape& shape) {
   ConvGeometry g;
   g.cinPerGroup = shape.groups > 0 ? shape.inChannels / shape.groups : 0;

@@ -22,6 +22,11 @@ struct ConvGeometry {
 
 ConvGeometry describe(const ConvShape& shape);
 
+// A 1x1x1 kernel with no padding (any stride): every output position reads
+// one input position, so the columns are x subsampled (pointwise layers and
+// their strided projections).
+bool unpaddedPointwise(const ConvShape& shape);
+
 // floor / ceil of a / b for b > 0 and any sign of a.
 inline int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 inline int64_t ceilDiv(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }

@@ -174,9 +174,7 @@ bool wordsAreOperands(const ConvShape& s) {
 // 8: blocked 10.6-10.8 ms, GEMM 8.7 (2 threads 5.8 -> 5.0). Not measured on
 // Intel; Zen 4 (FMAs in halves) keeps the blocked pass.
 bool pointwiseForwardOnGemm(const ConvShape& s) {
-  const conv_detail::ConvGeometry g = conv_detail::describe(s);
-  return activeIsa() >= Isa::Avx512 && !zmmFmaInHalves() && g.kernelVolume == 1 &&
-         s.padBefore[0] == 0 && s.padBefore[1] == 0 && s.padBefore[2] == 0;
+  return activeIsa() >= Isa::Avx512 && !zmmFmaInHalves() && conv_detail::unpaddedPointwise(s);
 }
 template <Channels kind>
 bool blockedForward(const ConvShape& s) {
@@ -307,9 +305,7 @@ bool denseBackwardDataPlanes(const ConvShape& s) {
 // 139, k3 128ch L8000 61.5 -> 46.7; with 64 -> 128 channels the two were
 // even).
 bool denseBlockedWeights(const ConvShape& s) {
-  const conv_detail::ConvGeometry g = conv_detail::describe(s);
-  const bool stridedPointwise =
-      g.kernelVolume == 1 && s.padBefore[0] == 0 && s.padBefore[1] == 0 && s.padBefore[2] == 0;
+  const bool stridedPointwise = conv_detail::unpaddedPointwise(s);
   const bool wideRows = s.groups == 1 && s.in[0] == 1 && s.in[1] == 1 && s.kernel[0] == 1 &&
                         s.kernel[1] == 1 && s.inChannels >= 128 && s.outChannels >= 128;
   return !((stridedPointwise || wideRows) && !zmmFmaInHalves()) &&

@@ -145,12 +145,13 @@ void edgeTile(const GemmKernel& k, int64_t kb, const float* pa, float* pb,
 // waiting on memory, 3x the others' time).
 struct BlockTiles {
   int64_t ic, mb, jc, nb, pc, kb;
-  bool addToC, lastBlock;
   int64_t streamed;
 };
 
 void multiplyBlock(const GemmKernel& k, const Problem& p, const BlockTiles& t, const float* packedA,
                    float* packedB, float* tile) {
+  const bool addToC = p.accumulate || t.pc > 0;
+  const bool lastBlock = t.pc + t.kb == p.K;
   auto one = [&](int64_t ir, int64_t jr, const gemm_detail::BStream* stream) {
     const float* pa = packedA + ir * t.kb;
     float* pb = packedB + jr * t.kb;
@@ -158,11 +159,11 @@ void multiplyBlock(const GemmKernel& k, const Problem& p, const BlockTiles& t, c
     const int64_t cols = std::min<int64_t>(k.nr, t.nb - jr);
     float* c = p.C + (t.ic + ir) * p.ldc + t.jc + jr;
     if (rows == k.mr && cols == k.nr) {
-      runTile(k, t.kb, pa, pb, stream, c, p.ldc, t.addToC);
+      runTile(k, t.kb, pa, pb, stream, c, p.ldc, addToC);
     } else {
-      edgeTile(k, t.kb, pa, pb, stream, c, p.ldc, rows, cols, t.addToC, tile);
+      edgeTile(k, t.kb, pa, pb, stream, c, p.ldc, rows, cols, addToC, tile);
     }
-    if (t.lastBlock && p.rowBias) addRowBias(p.rowBias + t.ic + ir, c, p.ldc, rows, cols);
+    if (lastBlock && p.rowBias) addRowBias(p.rowBias + t.ic + ir, c, p.ldc, rows, cols);
   };
   const int64_t aSlivers = (t.mb + k.mr - 1) / k.mr;
   for (int64_t jr = 0; jr < t.streamed; jr += k.nr) {
@@ -216,15 +217,7 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
       for (int64_t ic = m0; ic < m1; ic += k.mc) {
         const int64_t mb = std::min(k.mc, m1 - ic);
         gemm_detail::packA(p.A, ic, pc, mb, kb, k.mr, p.A.roundHf32 ? k.packHf32 : k.pack, packedA);
-        const BlockTiles tiles{ic,
-                               mb,
-                               jc,
-                               nb,
-                               pc,
-                               kb,
-                               p.accumulate || pc > 0,
-                               pc + kb == p.K,
-                               ic == m0 ? streamed : 0};
+        const BlockTiles tiles{ic, mb, jc, nb, pc, kb, ic == m0 ? streamed : 0};
         multiplyBlock(k, p, tiles, packedA, packedB, tile);
       }
     }

@@ -309,14 +309,7 @@ bool channelKindMatches(const ConvShape& s, Channels kind, bool takesWordsPointw
 // stacked into one) and a strided scatter in the col2im algorithm, measured
 // faster than the row passes: 1x1/2 256->512 at 56x56 dX 15.9 -> 10.9 ms, res5
 // 1x1/2 1024->2048 at 14x14 15.3 -> 9.6 ms (2 threads).
-bool col2imTakesPointwiseData(const ConvShape& s) {
-  const conv_detail::ConvGeometry g = conv_detail::describe(s);
-  if (g.kernelVolume != 1) return false;
-  for (int d = 0; d < 3; ++d) {
-    if (s.padBefore[d] != 0) return false;
-  }
-  return true;
-}
+bool col2imTakesPointwiseData(const ConvShape& s) { return conv_detail::unpaddedPointwise(s); }
 
 // The forward of a strided pointwise layer with fewer than 256 output
 // positions (res5 1x1/2 at 7x7): the im2col GEMM stacks the images into one
