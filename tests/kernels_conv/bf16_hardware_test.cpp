@@ -354,46 +354,52 @@ TEST_P(Bf16Hardware, AllWordsRunsMatchTheWordsRunsAndRefuseUnsafeWeights) {
   std::mt19937 rng(16);
   int checked = 0;
   for (const HardwareCase& c : hardwareCases(GetParam())) {
-    ConvShape s = c.shape;
-    s.io = ElementType::BF16;
-    if (c.rounding != Rounding::BF16 || !c.bf16->runAllWords || !c.bf16->acceptsWords(s)) continue;
-    ++checked;
-    const std::vector<float> a = values(countOf(c.bf16->pass, s, 0), c.rounding, rng);
-    const std::vector<float> w = values(countOf(c.bf16->pass, s, 1), c.rounding, rng);
-    std::vector<uint16_t> words, weightWords;
-    for (float v : a) words.push_back(floatToBf16(v));
-    for (float v : w) weightWords.push_back(floatToBf16(v));
-    Scratch scratch(c.bf16->scratchBytes(s), 0xff);
-    const int64_t outputs = c.bf16->pass == ConvPass::Forward ? yCount(s) : xCount(s);
-    std::vector<uint16_t> expected(static_cast<size_t>(outputs), 0xFFFF);
-    std::vector<uint16_t> got(expected.size(), 0xFFFF);
-    ASSERT_TRUE(
-        c.bf16->runWords(s, words.data(), w.data(), nullptr, expected.data(), scratch.get()));
-    // The weights ending where an inaccessible page begins: the packer's
-    // 32-bit gathers must not read past the tensor's last word.
-    test_support::FaultAfterBuffer<uint16_t> exact(weightWords);
-    ASSERT_TRUE(exact.ok());
-    ASSERT_TRUE(
-        c.bf16->runAllWords(s, words.data(), exact.data(), nullptr, got.data(), scratch.get()))
-        << c.bf16->name << " refused ordinary data";
-    EXPECT_EQ(got, expected) << c.bf16->name;
-    for (size_t at : {weightWords.size() / 3, weightWords.size() - 1}) {
-      for (uint32_t bits : patterns) {
-        std::copy(weightWords.begin(), weightWords.end(), exact.data());
-        exact[at] = static_cast<uint16_t>(bits >> 16);
-        EXPECT_FALSE(
-            c.bf16->runAllWords(s, words.data(), exact.data(), nullptr, got.data(), scratch.get()))
-            << c.bf16->name << " took 0x" << std::hex << bits << " at weight " << std::dec << at;
+    // Whole channel blocks too: their weights are packed from runs of w,
+    // which then include the tensor's last word.
+    ConvShape whole = c.shape;
+    whole.inChannels = whole.outChannels = 64;
+    for (ConvShape s : {c.shape, whole}) {
+      s.io = ElementType::BF16;
+      if (c.rounding != Rounding::BF16 || !c.bf16->runAllWords || !c.bf16->acceptsWords(s))
+        continue;
+      ++checked;
+      const std::vector<float> a = values(countOf(c.bf16->pass, s, 0), c.rounding, rng);
+      const std::vector<float> w = values(countOf(c.bf16->pass, s, 1), c.rounding, rng);
+      std::vector<uint16_t> words, weightWords;
+      for (float v : a) words.push_back(floatToBf16(v));
+      for (float v : w) weightWords.push_back(floatToBf16(v));
+      Scratch scratch(c.bf16->scratchBytes(s), 0xff);
+      const int64_t outputs = c.bf16->pass == ConvPass::Forward ? yCount(s) : xCount(s);
+      std::vector<uint16_t> expected(static_cast<size_t>(outputs), 0xFFFF);
+      std::vector<uint16_t> got(expected.size(), 0xFFFF);
+      ASSERT_TRUE(
+          c.bf16->runWords(s, words.data(), w.data(), nullptr, expected.data(), scratch.get()));
+      // The weights ending where an inaccessible page begins: the packer's
+      // 32-bit gathers must not read past the tensor's last word.
+      test_support::FaultAfterBuffer<uint16_t> exact(weightWords);
+      ASSERT_TRUE(exact.ok());
+      ASSERT_TRUE(
+          c.bf16->runAllWords(s, words.data(), exact.data(), nullptr, got.data(), scratch.get()))
+          << c.bf16->name << " refused ordinary data";
+      EXPECT_EQ(got, expected) << c.bf16->name;
+      for (size_t at : {weightWords.size() / 3, weightWords.size() - 1}) {
+        for (uint32_t bits : patterns) {
+          std::copy(weightWords.begin(), weightWords.end(), exact.data());
+          exact[at] = static_cast<uint16_t>(bits >> 16);
+          EXPECT_FALSE(c.bf16->runAllWords(s, words.data(), exact.data(), nullptr, got.data(),
+                                           scratch.get()))
+              << c.bf16->name << " took 0x" << std::hex << bits << " at weight " << std::dec << at;
+        }
       }
+      // fp16 words go the runWords way.
+      ConvShape half = s;
+      half.io = ElementType::F16;
+      EXPECT_FALSE(c.bf16->runAllWords(half, words.data(), exact.data(), nullptr, got.data(),
+                                       scratch.get()));
+      EXPECT_TRUE(scratch.guardsIntact()) << c.bf16->name;
     }
-    // fp16 words go the runWords way.
-    ConvShape half = s;
-    half.io = ElementType::F16;
-    EXPECT_FALSE(
-        c.bf16->runAllWords(half, words.data(), exact.data(), nullptr, got.data(), scratch.get()));
-    EXPECT_TRUE(scratch.guardsIntact()) << c.bf16->name;
   }
-  EXPECT_GE(checked, 2);  // forward and data gradient (direct entries)
+  EXPECT_GE(checked, 4);  // forward and data gradient (direct entries), two shapes each
 }
 
 // The same for the weight gradients' words runs: dw in fp32, the fp32 run's

@@ -112,6 +112,97 @@ bool packBf16WeightWordBlock_avx512(const uint16_t* const rows[16], int outLanes
   return unsafe == 0;
 }
 
+bool packBf16WeightRuns_avx512(const float* const rows[16], const uint16_t* const wordRows[16],
+                               int outLanes, int taps, uint32_t* const tapDst[]) {
+  // Half h of the block (channels c0 + 16h ..) is 16 * taps elements per
+  // lane, [channel][tap]: `taps` 16 x 16 transposes turn them into one
+  // vector of 16 lanes per (channel, tap), kept in L1 for the pairing.
+  alignas(64) uint32_t lanes[16 * kMaxRunTaps][16];
+  __mmask16 unsafe = 0;
+  for (int h = 0; h < 2; ++h) {
+    for (int j = 0; j < taps; ++j) {
+      __m512 v[16];
+      const int64_t at = (static_cast<int64_t>(h) * 16 + 0) * taps + 16 * j;
+#pragma GCC unroll 16
+      for (int o = 0; o < 16; ++o) {
+        if (o >= outLanes) {
+          v[o] = _mm512_setzero_ps();
+          continue;
+        }
+        __m512i bits;
+        if (wordRows)
+          bits = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(
+                                       reinterpret_cast<const __m256i*>(wordRows[o] + at))),
+                                   16);
+        else
+          bits = _mm512_castps_si512(_mm512_loadu_ps(rows[o] + at));
+        unsafe |= unsafeLanes(bits);
+        v[o] = _mm512_castsi512_ps(bits);
+      }
+      simd::transpose16x16(v);
+#pragma GCC unroll 16
+      for (int m = 0; m < 16; ++m)
+        _mm512_store_ps(reinterpret_cast<float*>(lanes[16 * j + m]), v[m]);
+    }
+    // lanes[c * taps + t]: channel c0 + 16h + c, tap t.
+    for (int t = 0; t < taps; ++t) {
+      uint32_t* dst = tapDst[t] + h * 8 * 16;
+      for (int k = 0; k < 8; ++k) {
+        const __m512i even = _mm512_load_si512(lanes[2 * k * taps + t]);
+        const __m512i odd = _mm512_load_si512(lanes[(2 * k + 1) * taps + t]);
+        _mm512_storeu_si512(dst + k * 16, pairWords(even, odd));
+      }
+    }
+  }
+  return unsafe == 0;
+}
+
+bool packBf16DataWeightRuns_avx512(const float* const rows[32], const uint16_t* const wordRows[32],
+                                   int outLanes, int taps, const void* end,
+                                   uint32_t* const tapDst[]) {
+  // Per reduction channel, one 16 x 16 transpose of the lanes' tap runs
+  // gives its vector of 16 lanes for each tap (the rows past `taps` are
+  // never read).
+  alignas(64) uint32_t lanes[32][16][16];
+  const __mmask16 valid = firstLanes(taps);
+  __mmask16 unsafe = 0;
+  for (int j = 0; j < 32; ++j) {
+    __m512 v[16];
+#pragma GCC unroll 16
+    for (int o = 0; o < 16; ++o) {
+      if (o >= outLanes) {
+        v[o] = _mm512_setzero_ps();
+        continue;
+      }
+      __m512i bits;
+      if (wordRows) {
+        const uint16_t* at = wordRows[j] + static_cast<int64_t>(o) * taps;
+        const int64_t left = static_cast<const uint16_t*>(end) - at;
+        const __m256i words =
+            left >= 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at))
+
+                       : _mm256_maskz_loadu_epi16(static_cast<__mmask16>(firstLanes(left)), at);
+        bits = _mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16);
+      } else {
+        const float* at = rows[j] + static_cast<int64_t>(o) * taps;
+        bits = _mm512_castps_si512(simd::loadFirstLanes(at, static_cast<const float*>(end) - at));
+      }
+      unsafe |= unsafeLanes(bits) & valid;
+      v[o] = _mm512_castsi512_ps(bits);
+    }
+    simd::transpose16x16(v);
+    for (int t = 0; t < taps; ++t) _mm512_store_ps(reinterpret_cast<float*>(lanes[j][t]), v[t]);
+  }
+  for (int t = 0; t < taps; ++t) {
+    for (int k = 0; k < 16; ++k) {
+      const __m512i even = _mm512_load_si512(lanes[2 * k][t]);
+      const __m512i odd = _mm512_load_si512(lanes[2 * k + 1][t]);
+      _mm512_storeu_si512(tapDst[t] + k * 16, pairWords(even, odd));
+    }
+  }
+  return unsafe == 0;
+}
+
 namespace {
 
 template <typename E>

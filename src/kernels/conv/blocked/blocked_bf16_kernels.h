@@ -109,6 +109,29 @@ bool packBf16WeightWordBlock_avx512(const uint16_t* const rows[16], int outLanes
                                     int64_t channelStride, int channels, const uint16_t* end,
                                     uint32_t* dst);
 
+// The blocks of every tap of one forward weight block in Pairs form, when
+// each lane's weights are one contiguous run: rows[o] (or wordRows[o], the
+// caller's bf16 words; exactly one of the two is non-null) points at
+// w[o][c0][0] of w [O, C, taps], and the 32 channels c0 .. c0 + 31 x `taps`
+// taps that follow are read as 2 * taps whole vectors per lane (no gather;
+// the caller guarantees they lie inside w). Lanes o >= outLanes are zero.
+// tapDst[t] receives tap t's block: tapDst[t][k * 16 + o] = pairWord(ch
+// 2k, ch 2k + 1). 1 <= taps <= kMaxRunTaps. False when a value is
+// bf16Unsafe.
+constexpr int kMaxRunTaps = 32;
+bool packBf16WeightRuns_avx512(const float* const rows[16], const uint16_t* const wordRows[16],
+                               int outLanes, int taps, uint32_t* const tapDst[]);
+
+// The same for a data-gradient weight block: reduction channel j's lane o
+// weights are w[c0 + j][o0 + o][0 .. taps) of w [O, C, taps], so for each j
+// the 16 lanes' taps are one run starting at rows[j] (or wordRows[j]);
+// each lane's taps are read as one vector (whole where at least 16
+// elements of w remain before `end`, the tensor's end in its own elements).
+// 1 <= taps <= 16.
+bool packBf16DataWeightRuns_avx512(const float* const rows[32], const uint16_t* const wordRows[32],
+                                   int outLanes, int taps, const void* end,
+                                   uint32_t* const tapDst[]);
+
 // Stages rows [begin, end) of `l`, whose channels are words, from the
 // dense fp32 [N, denseChannels, D, H, W] tensor, each value rounded to
 // HF32 first when `rounding` says so (the caller's raw inputs,
