@@ -134,6 +134,9 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
         outGroup[o] = static_cast<int32_t>(outSlots[o].group);
       }
       int64_t bufferRed = -1, bufferTap0 = 0;
+      // The current reduction block's blocks were written in place (no
+      // buffer copies for its entries).
+      bool direct = false;
       // One reduction block's entries at a time (the table may run the
       // blocks inside the taps), so that each buffer fill serves a run of
       // them.
@@ -170,7 +173,20 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
             const ChannelSlot next = slot(red + kLanes, redChannels, redPerGroup, data);
             if (w.taps <= kPackSliceTaps && here.group >= 0 && next.group == here.group)
               job.nextJobStep = next.offset - here.offset;
-            k.gatherWeightSlice(job);
+            // Each tap's block of this reduction block, where the table
+            // holds every tap once: the job may then write them in place.
+            float* tapDst[kPackSliceTaps] = {};
+            int64_t found = 0;
+            bool once = w.taps <= kPackSliceTaps;
+            for (int64_t e = 0; once && e < p.tapsPerTile; ++e) {
+              if (table.redIndex[e] != table.redIndex[i]) continue;
+              float*& at = tapDst[table.weightTap[e]];
+              once = at == nullptr;
+              at = dst + e * p.tapFloats;
+              ++found;
+            }
+            if (once && found == w.taps) job.tapDst = tapDst;
+            direct = k.gatherWeightSlice(job);
           }
           for (int64_t c = 0; !vectorGather && c < kLanes; ++c) {
             const ChannelSlot r = slot(red + c, redChannels, redPerGroup, data);
@@ -183,6 +199,7 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
             }
           }
         }
+        if (direct) continue;
         float* block = dst + i * p.tapFloats;
         for (int64_t c = 0; c < kLanes; ++c)
           std::memcpy(block + c * width, buffer + (c * kPackSliceTaps + tap - bufferTap0) * width,

@@ -212,8 +212,14 @@ struct WeightSliceJob {
   // Elements from each weight this job reads to the one the next job reads
   // in its place (0: unknown), to be fetched early.
   int64_t nextJobStep = 0;
+  // Non-null: where tap t's packed block begins (taps entries, the whole
+  // kernel in the slice); when the 16 reduction channels' weights are one
+  // run of w, each (channel c, tap t) row of `width` floats goes straight to
+  // tapDst[t] + c * width instead of the buffer.
+  float* const* tapDst = nullptr;
 };
-void gatherWeightSlice_avx512(const WeightSliceJob& job);
+// True when it wrote through job.tapDst (the buffer is then not written).
+bool gatherWeightSlice_avx512(const WeightSliceJob& job);
 
 // One ISA's set of the functions above; the drivers take one of these.
 struct BlockedKernels {
@@ -224,7 +230,7 @@ struct BlockedKernels {
   // Runs of taps along W (dense, ungrouped blocks); null: one weightGrad per tap.
   void (*weightGradTaps)(const WeightTapsJob&);
   // null: the portable loop.
-  void (*gatherWeightSlice)(const WeightSliceJob&);
+  bool (*gatherWeightSlice)(const WeightSliceJob&);
   void (*stageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
   void (*unstageRows)(const float*, const StagedLayout&, int64_t, int64_t, float*, const float*);
   // stageRows with HF32 rounding; null where the ISA has none (its registry

@@ -83,13 +83,64 @@ void transposeRuns(const WeightSliceJob& job) {
   }
 }
 
+// The 16 reduction channels' slices follow each other in w (forward
+// weights [O][C][taps] with the whole kernel in the slice): each lane's
+// weights are one run of 16 * taps elements, [channel][tap], turned by
+// `taps` transposes of 16 x 16 into one vector per (channel, tap), every
+// lane of every vector used (runs per channel used taps of 16).
+bool channelsAreOneRun(const WeightSliceJob& job) {
+  for (int64_t c = 0; c < kLanes; ++c)
+    if (job.redGroup[c] < 0 || job.redGroup[c] != job.redGroup[0] ||
+        job.redOffset[c] != job.redOffset[0] + c * job.taps)
+      return false;
+  return true;
+}
+
+void transposeChannelRuns(const WeightSliceJob& job) {
+  const int64_t group = job.redGroup[0];
+  for (int o0 = 0; o0 < job.width; o0 += kLanes) {
+    for (int64_t j = 0; j < job.taps; ++j) {
+      __m512 r[kLanes];
+#pragma GCC unroll 16
+      for (int l = 0; l < kLanes; ++l) {
+        const int o = o0 + l;
+        if (job.outGroup[o] != group) {
+          r[l] = _mm512_setzero_ps();
+          continue;
+        }
+        const int64_t at = job.outOffset[o] + job.redOffset[0] + 16 * j;
+        if (job.nextJobStep)
+          _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<uintptr_t>(job.w + at) +
+                                                     job.nextJobStep * sizeof(float)),
+                       _MM_HINT_T0);
+        r[l] = _mm512_loadu_ps(job.w + at);
+      }
+      simd::transpose16x16(r);
+#pragma GCC unroll 16
+      for (int m = 0; m < kLanes; ++m) {
+        const int64_t k = 16 * j + m, c = k / job.taps, t = k % job.taps;
+        float* row = job.tapDst ? job.tapDst[t] + c * job.width
+                                : job.buffer + (c * job.sliceTaps + t) * job.width;
+        _mm512_storeu_ps(row + o0, r[m]);
+      }
+    }
+  }
+}
+
 }  // namespace
 
-void gatherWeightSlice_avx512(const WeightSliceJob& job) {
+bool gatherWeightSlice_avx512(const WeightSliceJob& job) {
+  if (channelsAreOneRun(job)) {
+    transposeChannelRuns(job);
+    return job.tapDst != nullptr;
+  }
+  WeightSliceJob buffered = job;
+  buffered.tapDst = nullptr;
   if (job.taps >= kMinTransposeTaps && job.taps <= kLanes)
-    transposeRuns(job);
+    transposeRuns(buffered);
   else
-    gatherLanes(job);
+    gatherLanes(buffered);
+  return false;
 }
 
 }  // namespace blocked
