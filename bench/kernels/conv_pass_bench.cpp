@@ -111,6 +111,9 @@ int main(int argc, char** argv) {
   for (int i = 0; i < convAlgorithmCount(); ++i) {
     const ConvAlgorithm& a = convAlgorithmAt(i);
     if (a.minimumIsa > activeIsa() || !a.accepts(s)) continue;
+    // Raw inputs go only to the entries that round them (the operator layer
+    // rounds copies for the others).
+    if (roundInPass && !a.roundsHf32Inputs) continue;
     if (!only.empty() && std::string(a.name).find(only) == std::string::npos) continue;
     std::vector<char> raw(a.scratchBytes(s) + 64);
     void* scratch = raw.data() + (64 - reinterpret_cast<uintptr_t>(raw.data()) % 64) % 64;
