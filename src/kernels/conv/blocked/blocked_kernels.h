@@ -213,9 +213,9 @@ struct WeightSliceJob {
   // in its place (0: unknown), to be fetched early.
   int64_t nextJobStep = 0;
   // Non-null: where tap t's packed block begins (taps entries, the whole
-  // kernel in the slice); when the 16 reduction channels' weights are one
-  // run of w, each (channel c, tap t) row of `width` floats goes straight to
-  // tapDst[t] + c * width instead of the buffer.
+  // kernel in the slice); the transposing paths then store each (channel c,
+  // tap t) row of `width` floats straight to tapDst[t] + c * width instead
+  // of the buffer.
   float* const* tapDst = nullptr;
 };
 // True when it wrote through job.tapDst (the buffer is then not written).

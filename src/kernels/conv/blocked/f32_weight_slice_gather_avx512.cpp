@@ -78,7 +78,13 @@ void transposeRuns(const WeightSliceJob& job) {
         r[l] = simd::loadFirstLanes(job.w + at, job.wFloats - at);
       }
       simd::transpose16x16(r);
-      simd::storeRows16(rows + o0, job.width, r, job.taps);
+      if (!job.tapDst) {
+        simd::storeRows16(rows + o0, job.width, r, job.taps);
+        continue;
+      }
+#pragma GCC unroll 16
+      for (int t = 0; t < kLanes; ++t)
+        if (t < job.taps) _mm512_storeu_ps(job.tapDst[t] + c * job.width + o0, r[t]);
     }
   }
 }
@@ -134,12 +140,13 @@ bool gatherWeightSlice_avx512(const WeightSliceJob& job) {
     transposeChannelRuns(job);
     return job.tapDst != nullptr;
   }
+  if (job.taps >= kMinTransposeTaps && job.taps <= kLanes) {
+    transposeRuns(job);
+    return job.tapDst != nullptr;
+  }
   WeightSliceJob buffered = job;
   buffered.tapDst = nullptr;
-  if (job.taps >= kMinTransposeTaps && job.taps <= kLanes)
-    transposeRuns(buffered);
-  else
-    gatherLanes(buffered);
+  gatherLanes(buffered);
   return false;
 }
 
