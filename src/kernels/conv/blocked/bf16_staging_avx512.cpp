@@ -122,7 +122,7 @@ bool packBf16WeightRuns_avx512(const float* const rows[16], const uint16_t* cons
   for (int h = 0; h < 2; ++h) {
     for (int j = 0; j < taps; ++j) {
       __m512 v[16];
-      const int64_t at = (static_cast<int64_t>(h) * 16 + 0) * taps + 16 * j;
+      const int64_t at = static_cast<int64_t>(h) * 16 * taps + 16 * j;
 #pragma GCC unroll 16
       for (int o = 0; o < 16; ++o) {
         if (o >= outLanes) {
@@ -180,7 +180,6 @@ bool packBf16DataWeightRuns_avx512(const float* const rows[32], const uint16_t* 
         const int64_t left = static_cast<const uint16_t*>(end) - at;
         const __m256i words =
             left >= 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at))
-
                        : _mm256_maskz_loadu_epi16(static_cast<__mmask16>(firstLanes(left)), at);
         bits = _mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16);
       } else {

@@ -93,7 +93,8 @@ void transposeRuns(const WeightSliceJob& job) {
 // weights [O][C][taps] with the whole kernel in the slice): each lane's
 // weights are one run of 16 * taps elements, [channel][tap], turned by
 // `taps` transposes of 16 x 16 into one vector per (channel, tap), every
-// lane of every vector used (runs per channel used taps of 16).
+// lane of every vector used (a transpose per channel, transposeRuns, uses
+// `taps` of its 16 rows).
 bool channelsAreOneRun(const WeightSliceJob& job) {
   for (int64_t c = 0; c < kLanes; ++c)
     if (job.redGroup[c] < 0 || job.redGroup[c] != job.redGroup[0] ||
