@@ -112,6 +112,20 @@ bool packBf16WeightWordBlock_avx512(const uint16_t* const rows[16], int outLanes
   return unsafe == 0;
 }
 
+namespace {
+
+// The first min(left, 16) elements of a run of w, fp32 or bf16 words (one of
+// the two pointers is null), as fp32 bits; whole vectors where 16 remain.
+__m512i runBits(const float* floats, const uint16_t* words, int64_t left) {
+  if (!words) return _mm512_castps_si512(simd::loadFirstLanes(floats, left));
+  const __m256i w = left >= 16
+                        ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words))
+                        : _mm256_maskz_loadu_epi16(static_cast<__mmask16>(firstLanes(left)), words);
+  return _mm512_slli_epi32(_mm512_cvtepu16_epi32(w), 16);
+}
+
+}  // namespace
+
 bool packBf16WeightRuns_avx512(const float* const rows[16], const uint16_t* const wordRows[16],
                                int outLanes, int taps, uint32_t* const tapDst[]) {
   // Half h of the block (channels c0 + 16h ..) is 16 * taps elements per
@@ -129,13 +143,8 @@ bool packBf16WeightRuns_avx512(const float* const rows[16], const uint16_t* cons
           v[o] = _mm512_setzero_ps();
           continue;
         }
-        __m512i bits;
-        if (wordRows)
-          bits = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(
-                                       reinterpret_cast<const __m256i*>(wordRows[o] + at))),
-                                   16);
-        else
-          bits = _mm512_castps_si512(_mm512_loadu_ps(rows[o] + at));
+        const __m512i bits =
+            runBits(wordRows ? nullptr : rows[o] + at, wordRows ? wordRows[o] + at : nullptr, 16);
         unsafe |= unsafeLanes(bits);
         v[o] = _mm512_castsi512_ps(bits);
       }
@@ -174,18 +183,12 @@ bool packBf16DataWeightRuns_avx512(const float* const rows[32], const uint16_t* 
         v[o] = _mm512_setzero_ps();
         continue;
       }
-      __m512i bits;
-      if (wordRows) {
-        const uint16_t* at = wordRows[j] + static_cast<int64_t>(o) * taps;
-        const int64_t left = static_cast<const uint16_t*>(end) - at;
-        const __m256i words =
-            left >= 16 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at))
-                       : _mm256_maskz_loadu_epi16(static_cast<__mmask16>(firstLanes(left)), at);
-        bits = _mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16);
-      } else {
-        const float* at = rows[j] + static_cast<int64_t>(o) * taps;
-        bits = _mm512_castps_si512(simd::loadFirstLanes(at, static_cast<const float*>(end) - at));
-      }
+      const int64_t at = static_cast<int64_t>(o) * taps;
+      const __m512i bits =
+          wordRows
+              ? runBits(nullptr, wordRows[j] + at,
+                        static_cast<const uint16_t*>(end) - (wordRows[j] + at))
+              : runBits(rows[j] + at, nullptr, static_cast<const float*>(end) - (rows[j] + at));
       unsafe |= unsafeLanes(bits) & valid;
       v[o] = _mm512_castsi512_ps(bits);
     }
