@@ -229,21 +229,15 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
     tileBlocks(p.blocks, tile, &ob0, &nb);
     const int64_t c0 = (firstReduction(p.blocks, ob0) + r) * perBlock;
     if (redChannels - c0 < perBlock) return false;
-    uint32_t* tapBlock[kMaxRunTaps] = {};
-    int64_t found = 0;
-    for (int64_t i = 0; i < p.tapsPerTile; ++i) {
-      if (table.redIndex[i] != r) continue;
-      uint32_t*& slot = tapBlock[table.weightTap[i]];
-      if (slot) return false;
-      slot = packed + tile * p.tileWeightFloats + i * p.tapFloats;
-      ++found;
-    }
-    if (found != taps) return false;
+    int64_t entryOfTap[kMaxRunTaps];
+    if (!entriesOfBlock(table, p.tapsPerTile, r, taps, entryOfTap)) return false;
     for (int b = 0; b < nb; ++b) {
       const int64_t o0 = (ob0 + b) * kLanes;
       const int outLanes = static_cast<int>(std::clamp<int64_t>(outChannels - o0, 0, kLanes));
       uint32_t* dst[kMaxRunTaps];
-      for (int64_t t = 0; t < taps; ++t) dst[t] = tapBlock[t] + b * kLanes * kLanes;
+      for (int64_t t = 0; t < taps; ++t)
+        dst[t] =
+            packed + tile * p.tileWeightFloats + entryOfTap[t] * p.tapFloats + b * kLanes * kLanes;
       if (data) {
         // The lanes are input channels: w[c0 + j][o0 ..][taps] is one run.
         const float* rows[32] = {};

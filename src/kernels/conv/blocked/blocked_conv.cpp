@@ -175,17 +175,13 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
               job.nextJobStep = next.offset - here.offset;
             // Each tap's block of this reduction block, where the table
             // holds every tap once: the job may then write them in place.
-            float* tapDst[kPackSliceTaps] = {};
-            int64_t found = 0;
-            bool once = w.taps <= kPackSliceTaps;
-            for (int64_t e = 0; once && e < p.tapsPerTile; ++e) {
-              if (table.redIndex[e] != table.redIndex[i]) continue;
-              float*& at = tapDst[table.weightTap[e]];
-              once = at == nullptr;
-              at = dst + e * p.tapFloats;
-              ++found;
+            int64_t entryOfTap[kPackSliceTaps];
+            float* tapDst[kPackSliceTaps];
+            if (w.taps <= kPackSliceTaps &&
+                entriesOfBlock(table, p.tapsPerTile, table.redIndex[i], w.taps, entryOfTap)) {
+              for (int64_t t = 0; t < w.taps; ++t) tapDst[t] = dst + entryOfTap[t] * p.tapFloats;
+              job.tapDst = tapDst;
             }
-            if (once && found == w.taps) job.tapDst = tapDst;
             direct = k.gatherWeightSlice(job);
           }
           for (int64_t c = 0; !vectorGather && c < kLanes; ++c) {

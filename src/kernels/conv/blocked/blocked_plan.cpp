@@ -437,6 +437,20 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   return ok && region.ok && sz.ok;
 }
 
+bool entriesOfBlock(const TapTable& table, int64_t tapsPerTile, int64_t red, int64_t taps,
+                    int64_t* entryOfTap) {
+  for (int64_t t = 0; t < taps; ++t) entryOfTap[t] = -1;
+  int64_t found = 0;
+  for (int64_t i = 0; i < tapsPerTile; ++i) {
+    if (table.redIndex[i] != red) continue;
+    const int64_t t = table.weightTap[i];
+    if (t < 0 || t >= taps || entryOfTap[t] >= 0) return false;
+    entryOfTap[t] = i;
+    ++found;
+  }
+  return found == taps;
+}
+
 void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb) {
   if (!b.pairs) {
     *first = tile;

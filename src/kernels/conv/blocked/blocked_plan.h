@@ -163,6 +163,13 @@ struct TapTable {
   int32_t* weightTap = nullptr;
 };
 
+// The table entry of each kernel tap of reduction block `red`
+// (entryOfTap[t] for t < taps), where the table's tapsPerTile entries hold
+// each of the block's taps exactly once; false otherwise. The weight
+// packers then write a block's packed weights for all its taps at once.
+bool entriesOfBlock(const TapTable& table, int64_t tapsPerTile, int64_t red, int64_t taps,
+                    int64_t* entryOfTap);
+
 // Images per staged group of a weight pass on `threads` threads: about
 // kWholeImageBytes of staged x and dy per thread (at least one image each),
 // at most the plan's group. Each group's chunks are spread over the threads,

@@ -145,9 +145,7 @@ bool gatherWeightSlice_avx512(const WeightSliceJob& job) {
     transposeRuns(job);
     return job.tapDst != nullptr;
   }
-  WeightSliceJob buffered = job;
-  buffered.tapDst = nullptr;
-  gatherLanes(buffered);
+  gatherLanes(job);  // into the buffer, whatever tapDst says
   return false;
 }
 
