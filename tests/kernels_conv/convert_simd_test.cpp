@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -433,12 +434,13 @@ TEST(ConvertSimd, StridedViewsThroughGatherAndScatter) {
   }
 }
 
-// channelSums sums several channels side by side and widens 16-bit runs with
-// the vector loops; each channel must still see the plain row-major sequence
-// of double additions. The values mix magnitudes 2^-30..2^60 with both signs
+// channelSums adds each channel's row-major elements into 16 double lanes
+// (element e into lane e % 16) with the vector loops, widening 16-bit runs
+// first; every ISA, thread count and view of the values must still give
+// the bits of that order. The values mix magnitudes 2^-30..2^60 with both signs
 // so that any reordering changes the bits, plus Inf/NaN (a NaN sum is only
 // compared as NaN: which payload an add propagates is the compiler's choice).
-TEST(ConvertSimd, ChannelSumsKeepEveryChannelsAdditionOrder) {
+TEST(ConvertSimd, ChannelSumsKeepEveryLanesAdditionOrder) {
   struct SumCase {
     int64_t shape[5];
     int64_t innerStride;  // W stride: 1, 2 or -1
@@ -491,12 +493,26 @@ TEST(ConvertSimd, ChannelSumsKeepEveryChannelsAdditionOrder) {
         view.shape[k] = c.shape[k];
         view.strides[k] = strides[k];
       }
-      std::vector<double> want(static_cast<size_t>(ch), 0.0);
+      // Element e of a channel (row-major n, d, h, w) into lane e % 16,
+      // then the lanes in a pairwise tree: the same bits for every view of
+      // the same values.
+      const int64_t plane = d * h * w;
+      std::vector<std::array<double, 16>> lanes(static_cast<size_t>(ch));
+      for (auto& l : lanes) l.fill(0.0);
       const auto* base = static_cast<const unsigned char*>(view.data);
       forEachElement(view, [&](int64_t flat, int64_t offset) {
-        const int64_t channel = (flat / (d * h * w)) % ch;
-        want[static_cast<size_t>(channel)] += decode(wordAt(base, type, offset), type);
+        const int64_t channel = (flat / plane) % ch;
+        const int64_t e = flat / (plane * ch) * plane + flat % plane;
+        lanes[static_cast<size_t>(channel)][static_cast<size_t>(e % 16)] +=
+            decode(wordAt(base, type, offset), type);
       });
+      std::vector<double> want(static_cast<size_t>(ch), 0.0);
+      for (int64_t k = 0; k < ch; ++k) {
+        std::array<double, 16> l = lanes[static_cast<size_t>(k)];
+        for (size_t width = 8; width >= 1; width /= 2)
+          for (size_t i = 0; i < width; ++i) l[i] = l[2 * i] + l[2 * i + 1];
+        want[static_cast<size_t>(k)] = l[0];
+      }
       for (Isa isa : supportedIsas()) {
         ForcedIsa forced(isa);
         ASSERT_TRUE(forced.ok());

@@ -31,6 +31,8 @@ ScatterRunFn vectorScatterRun(ElementType type, Rounding rounding) {
   return nullptr;
 }
 
+LaneSumRunFn vectorLaneSumRun() { return activeIsa() >= Isa::Avx512 ? laneSumRunAvx512 : nullptr; }
+
 }  // namespace detail
 }  // namespace kernels
 }  // namespace aclcpu

@@ -26,6 +26,16 @@ using ScatterRunFn = void (*)(const float* in, int64_t length, void* out);
 GatherRunFn vectorGatherRun(ElementType type, Rounding rounding);
 ScatterRunFn vectorScatterRun(ElementType type, Rounding rounding);
 
+// The channel sums' accumulation (channel_sums.cpp): for i < length in
+// order, lanes[(firstLane + i) % kSumLanes] += double(in[i]). Each lane is
+// its own chain of additions, so the vector loop gives the bits of the
+// scalar one.
+constexpr int64_t kSumLanes = 16;
+using LaneSumRunFn = void (*)(const float* in, int64_t length, int64_t firstLane, double* lanes);
+// The active ISA's loop, or nullptr (then the portable loop).
+LaneSumRunFn vectorLaneSumRun();
+void laneSumRunAvx512(const float* in, int64_t length, int64_t firstLane, double* lanes);
+
 // Per-ISA tables; call only when the CPU runs that ISA.
 GatherRunFn gatherRunAvx2(ElementType type, Rounding rounding);
 ScatterRunFn scatterRunAvx2(ElementType type, Rounding rounding);
