@@ -31,7 +31,12 @@ ScatterRunFn vectorScatterRun(ElementType type, Rounding rounding) {
   return nullptr;
 }
 
-LaneSumRunFn vectorLaneSumRun() { return activeIsa() >= Isa::Avx512 ? laneSumRunAvx512 : nullptr; }
+LaneSumRunFn vectorLaneSumRun() {
+  const Isa isa = activeIsa();
+  if (isa >= Isa::Avx512) return laneSumRunAvx512;
+  if (isa >= Isa::Avx2) return laneSumRunAvx2;
+  return nullptr;
+}
 
 }  // namespace detail
 }  // namespace kernels

@@ -34,6 +34,7 @@ constexpr int64_t kSumLanes = 16;
 using LaneSumRunFn = void (*)(const float* in, int64_t length, int64_t firstLane, double* lanes);
 // The active ISA's loop, or nullptr (then the portable loop).
 LaneSumRunFn vectorLaneSumRun();
+void laneSumRunAvx2(const float* in, int64_t length, int64_t firstLane, double* lanes);
 void laneSumRunAvx512(const float* in, int64_t length, int64_t firstLane, double* lanes);
 
 // Per-ISA tables; call only when the CPU runs that ISA.
