@@ -499,12 +499,18 @@ TEST(ConvertSimd, ChannelSumsKeepEveryLanesAdditionOrder) {
       const int64_t plane = d * h * w;
       std::vector<std::array<double, 16>> lanes(static_cast<size_t>(ch));
       for (auto& l : lanes) l.fill(0.0);
+      // And, independently of any order, the sum in long double and the sum
+      // of magnitudes: the lanes' error must stay within a double's rounding
+      // of a few hundred adds.
+      std::vector<long double> exact(static_cast<size_t>(ch), 0.0L), magnitude(exact);
       const auto* base = static_cast<const unsigned char*>(view.data);
       forEachElement(view, [&](int64_t flat, int64_t offset) {
         const int64_t channel = (flat / plane) % ch;
         const int64_t e = flat / (plane * ch) * plane + flat % plane;
-        lanes[static_cast<size_t>(channel)][static_cast<size_t>(e % 16)] +=
-            decode(wordAt(base, type, offset), type);
+        const double value = decode(wordAt(base, type, offset), type);
+        lanes[static_cast<size_t>(channel)][static_cast<size_t>(e % 16)] += value;
+        exact[static_cast<size_t>(channel)] += value;
+        magnitude[static_cast<size_t>(channel)] += std::fabs(value);
       });
       std::vector<double> want(static_cast<size_t>(ch), 0.0);
       for (int64_t k = 0; k < ch; ++k) {
@@ -522,6 +528,12 @@ TEST(ConvertSimd, ChannelSumsKeepEveryLanesAdditionOrder) {
           channelSums(view, got.data());
           for (int64_t k = 0; k < ch; ++k) {
             const double g = got[static_cast<size_t>(k)], e = want[static_cast<size_t>(k)];
+            const long double m = magnitude[static_cast<size_t>(k)];
+            if (std::isfinite(g) && std::isfinite(static_cast<double>(m))) {
+              EXPECT_LE(std::fabs(static_cast<long double>(g) - exact[static_cast<size_t>(k)]),
+                        1e-12L * m)
+                  << "channel " << k;
+            }
             if (std::isnan(e)) {
               EXPECT_TRUE(std::isnan(g)) << "channel " << k;
             } else {

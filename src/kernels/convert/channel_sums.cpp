@@ -22,7 +22,7 @@ namespace aclcpu {
 namespace kernels {
 namespace {
 
-constexpr int kMaxGroup = 8;     // channels summed side by side
+constexpr int kMaxGroup = 8;     // channels per work item
 constexpr int64_t kChunk = 256;  // elements widened to fp32 per channel at a time
 
 struct SumJob {
