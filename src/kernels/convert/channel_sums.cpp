@@ -105,11 +105,11 @@ void channelSums(const View5& src, double* sums) {
     std::fill(sums, sums + channels, 0.0);
     return;
   }
+  const detail::LaneSumRunFn vectorLanes = detail::vectorLaneSumRun();
   const SumJob job{
       &src, &walk,
       src.type == ElementType::F32 ? nullptr : detail::vectorGatherRun(src.type, Rounding::None),
-      detail::vectorLaneSumRun() ? detail::vectorLaneSumRun() : addLanesPortable,
-      src.type == ElementType::F32 ? 4 : 2};
+      vectorLanes ? vectorLanes : addLanesPortable, src.type == ElementType::F32 ? 4 : 2};
   // Groups small enough that a few channels still spread over the threads.
   const int group = static_cast<int>(std::clamp<int64_t>(channels / 4, 1, kMaxGroup));
   const int64_t groups = (channels + group - 1) / group;

@@ -252,8 +252,8 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
         const void* end = wWords
                               ? static_cast<const void*>(wordsEnd)
                               : static_cast<const void*>(w + s.outChannels * s.inChannels * taps);
-        if (!packBf16DataWeightRuns_avx512(rows, wWords ? wordRows : nullptr, outLanes,
-                                           static_cast<int>(taps), end, dst))
+        if (!packBf16DataWeightRuns_avx512(wWords ? nullptr : rows, wWords ? wordRows : nullptr,
+                                           outLanes, static_cast<int>(taps), end, dst))
           *seen = true;
         continue;
       }
