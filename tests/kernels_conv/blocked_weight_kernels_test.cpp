@@ -4,7 +4,9 @@
 // registry tester checks both against float64 only within a tolerance, so
 // this checks the bits, on runs whose column ranges differ per tap (padding
 // edges, empty taps, segments) and with infinities that a term outside a
-// tap's range would turn into NaN. Skipped, visibly, without AVX-512.
+// tap's range would turn into NaN; and the same with x's channels a plane
+// apart (xLaneStride, the caller's dense x read in place), whose other
+// values are NaN. Skipped, visibly, without AVX-512.
 
 #include <gtest/gtest.h>
 
@@ -36,7 +38,18 @@ std::vector<float> randomFloats(size_t n, std::mt19937* rng) {
   return v;
 }
 
-// Runs one case both ways and compares every dw float's bits.
+void expectSameBits(const std::vector<float>& expected, const std::vector<float>& got,
+                    const RunCase& rc, const char* how) {
+  for (size_t i = 0; i < expected.size(); ++i) {
+    uint32_t a = 0, b = 0;
+    std::memcpy(&a, &expected[i], 4);
+    std::memcpy(&b, &got[i], 4);
+    ASSERT_EQ(a, b) << how << ": taps " << rc.taps << " shift " << rc.shift << " rows " << rc.rows
+                    << " tap " << i / 256 << " channel " << i % 256 / 16 << " lane " << i % 16;
+  }
+}
+
+// Runs one case each way and compares every dw float's bits.
 void checkCase(const RunCase& rc, std::mt19937* rng) {
   int64_t columns = 0;  // x columns the run can read
   for (int t = 0; t < rc.taps; ++t) columns = std::max(columns, rc.hi[t] + t * rc.shift);
@@ -81,13 +94,29 @@ void checkCase(const RunCase& rc, std::mt19937* rng) {
     f32_convbwdw_16x16_avx512(job);
   }
   f32_convbwdw_taps3x8x16_avx512(run);
-  for (size_t i = 0; i < expected.size(); ++i) {
-    uint32_t a = 0, b = 0;
-    std::memcpy(&a, &expected[i], 4);
-    std::memcpy(&b, &got[i], 4);
-    ASSERT_EQ(a, b) << "taps " << rc.taps << " shift " << rc.shift << " rows " << rc.rows << " tap "
-                    << i / 256 << " channel " << i % 256 / 16 << " lane " << i % 16;
+  expectSameBits(expected, got, rc, "staged x");
+
+  // x planar: channel c's value of staged position (r, q) at
+  // c * plane + r * (xRowStride / 16) + q * (xColStep / 16); the values
+  // between positions (xColStep 32) are NaN, as is a guard plane.
+  const int64_t step = rc.xColStep / 16, rowStride = xRowStride / 16;
+  const int64_t plane = rc.rows * rowStride + 1;
+  std::vector<float> planar(static_cast<size_t>(17 * plane), NAN);
+  for (int64_t r = 0; r < rc.rows; ++r) {
+    for (int64_t q = 0; q * rc.xColStep < xRowStride; ++q) {
+      for (int64_t c = 0; c < 16; ++c)
+        planar[static_cast<size_t>(c * plane + r * rowStride + q * step)] =
+            x[static_cast<size_t>(r * xRowStride + q * rc.xColStep + c)];
+    }
   }
+  std::vector<float> fromPlanes = start;
+  run.x = planar.data();
+  run.xColStep = step;
+  run.xRowStride = rowStride;
+  run.xLaneStride = plane;
+  for (int t = 0; t < rc.taps; ++t) run.dw[t] = fromPlanes.data() + t * 256;
+  f32_convbwdw_taps3x8x16_avx512(run);
+  expectSameBits(expected, fromPlanes, rc, "x read in place");
 }
 
 TEST(BlockedWeightKernels, TapRunsGiveThePerTapKernelsBits) {

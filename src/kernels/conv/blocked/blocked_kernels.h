@@ -139,14 +139,19 @@ void f32_convbwdw_16x16_avx512(const WeightJob& job);
 // Weight gradient of a run of `taps` (1 to 3) taps along W whose x columns
 // are `tapShift` columns apart, over a block of rows: for t < taps,
 //   dw[t][c * 16 + o] (+)= sum over rows r, then columns j in [lo[t], hi[t]), of
-//     x[r * xRowStride + (j + t * tapShift) * xColStep + c] * dy[r * dyRowStride + j * 16 + o]
+//     x[r * xRowStride + (j + t * tapShift) * xColStep + c * xLaneStride]
+//       * dy[r * dyRowStride + j * 16 + o]
 // i.e. one WeightJob per tap, with the same sums in the same order (the same
-// bits), sharing each x broadcast across the taps.
+// bits), sharing each x broadcast across the taps. Only the x columns some
+// tap's [lo, hi) names are read, so x may be the caller's dense tensor
+// (xLaneStride its plane size), `x` itself then pointing before a row's
+// first element where the padding would be.
 struct WeightTapsJob {
   static constexpr int kMaxTaps = 3;
   const float* x = nullptr;  // tap 0, column 0
   int64_t xColStep = 0;
   int64_t xRowStride = 0;
+  int64_t xLaneStride = 1;    // floats between reduction channels: 1 staged
   const float* dy = nullptr;  // column 0
   int64_t dyRowStride = 0;
   int64_t rows = 0;
