@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/blocked_kernels.h"
@@ -553,117 +554,17 @@ void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float*
 
 namespace {
 
-// The weight pass's x as fp32 values it can read in place, if it is that.
-const float* denseFloats(const float* x) { return x; }
-const float* denseFloats(const uint16_t*) { return nullptr; }
-
-template <typename Element>
-void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Element* x,
-                   const Element* dy, float* dw, void* scratch) {
-  WeightPassPlan p;
-  planWeightPass(shape, &p);
-  float* xs = scratchRegion<float>(scratch, p.xOffset);
-  float* dys = scratchRegion<float>(scratch, p.dyOffset);
-  float* partial = scratchRegion<float>(scratch, p.partialOffset);
+// Combines the chunks' partial sums in chunk order and writes dw [O, C/G,
+// taps], one (output block, reduction block) pair and a slice of its taps at
+// a time: the sum over chunks runs along the partials' memory (a stream the
+// prefetcher follows) into a buffer in L1, and the transpose into dw's rows
+// reads that buffer. (Transposing straight out of the partials missed the
+// cache on every element: half of the pass on 512 channels.)
+void combineWeightChunks(const WeightPassPlan& p, const ConvShape& shape, const float* partial,
+                         float* dw) {
   const ChannelBlocks& b = p.blocks;
-  const int64_t planeRows = shape.out[1];
-  const int64_t rowsPerImage = shape.out[0] * planeRows;
-  const int64_t width = shape.out[2];
-  const int64_t segment = std::max<int64_t>(1, std::min(width, kPositionsPerBlock));
-  // A strided layer reads colStepX / 16 x lines per position.
-  const int64_t linesPerPosition = std::max<int64_t>(1, p.colStepX / kLanes);
-  const int64_t rowsPerBlock = std::max<int64_t>(
-      1, std::min(kRowsPerBlock, kPositionsPerBlock / (segment * linesPerPosition)));
   const int64_t tapFloats = weightTapFloats(b);
-  const TapRuns runs = tapRunsOf(k, p);
-  // Staged groups of about one L2 of images per thread (see
-  // weightGroupImages); the slack after a group's last image is zeroed
-  // behind it.
-  const int64_t groupSize = weightGroupImages(p, computeThreadCount());
-  StagedLayout xGroup = p.x, dyGroup = p.dy;
-  xGroup.images = dyGroup.images = groupSize;
-  const float* denseXs = denseFloats(x);
-  const bool xInPlace = denseXs && readsDenseX(k, shape, p);
-  for (int64_t image0 = 0; image0 < shape.batch; image0 += groupSize) {
-    const int64_t images = std::min(groupSize, shape.batch - image0);
-    XAddressing xa = stagedX(p, xs);
-    if (xInPlace) {
-      xa = denseX(shape,
-                  denseXs + image0 * shape.inChannels * shape.in[0] * shape.in[1] * shape.in[2]);
-    } else {
-      stageFrom(k, shape, x, xGroup, image0, images, xs);
-    }
-    stageFrom(k, shape, dy, dyGroup, image0, images, dys);
-    const int64_t groupBegin = image0 * rowsPerImage;
-    const int64_t groupEnd = (image0 + images) * rowsPerImage;
-    // The chunks with rows in this group: [firstChunk, endChunk).
-    int64_t firstChunk = 0, endChunk = 0;
-    for (int64_t c = 0; c < p.chunks; ++c) {
-      const int64_t cBegin = p.rows * c / p.chunks, cEnd = p.rows * (c + 1) / p.chunks;
-      if (cEnd <= groupBegin) firstChunk = c + 1;
-      if (cBegin < groupEnd) endChunk = c + 1;
-    }
-    // An item is (chunk, output block): each row block of the chunk is read
-    // once for every reduction block and tap while it is in cache.
-    parallelFor((endChunk - firstChunk) * b.outBlocks, [&](int64_t begin, int64_t end) {
-      for (int64_t item = begin; item < end; ++item) {
-        const int64_t chunk = firstChunk + item / b.outBlocks, ob = item % b.outBlocks;
-        const int64_t chunkBegin = p.rows * chunk / p.chunks;
-        const int64_t rowBegin = std::max(chunkBegin, groupBegin);
-        const int64_t rowEnd = std::min(p.rows * (chunk + 1) / p.chunks, groupEnd);
-        const int64_t cb0 = firstReduction(b, ob);
-        float* part = partial + (chunk * p.pairs + ob * b.redPerGroup) * p.blockFloats;
-        for (int64_t r0 = rowBegin; r0 < rowEnd;) {
-          const int64_t plane = r0 / planeRows, oh = r0 % planeRows;
-          const int64_t rows = std::min({rowsPerBlock, rowEnd - r0, planeRows - oh});
-          const int64_t image = plane / shape.out[0] - image0, od = plane % shape.out[0];
-          WeightJob job;
-          job.xColStep = xa.colStep;
-          job.xRowStride = xa.rowStep[1];
-          job.dyRowStride = p.dy.rowStride;
-          job.laneGroups = static_cast<int>(b.laneGroups);
-          const float* dyBase = dys + image * p.dy.imageStride + ob * p.dy.blockStride +
-                                od * p.dy.planeStride + oh * p.dy.rowStride;
-          for (int64_t c0 = 0; c0 == 0 || c0 < width; c0 += segment) {  // one pass if empty
-            const SegmentColumns columns(p, width, c0, std::min(width, c0 + segment));
-            job.accumulate = r0 != chunkBegin || c0 > 0;
-            for (int64_t r = 0; r < b.redPerGroup; ++r) {
-              const float* xBase = xa.base + image * xa.imageStride + (cb0 + r) * xa.blockStride +
-                                   od * xa.rowStep[0] + oh * xa.rowStep[1];
-              int64_t tap = 0;
-              for (int64_t kd = 0; kd < p.taps[0]; ++kd) {
-                int64_t depthLo = 0, depthHi = 0;  // the block's plane: inside or not
-                rowsInside(p.tapRows[0], od, 1, kd, &depthLo, &depthHi);
-                for (int64_t kh = 0; kh < p.taps[1]; ++kh) {
-                  // The block's rows whose x row is inside x: the others read
-                  // padding (a first block still runs, with no rows, so that
-                  // it zeroes its partial sums).
-                  // (RN50 3x3 512ch 7x7 weight gradient, 1 thread, medians of
-                  // 5: 22.2 -> 19.8 ms; 256ch 14x14 19.8 -> 18.3.)
-                  int64_t lo = 0, hi = 0;
-                  if (depthHi > depthLo) rowsInside(p.tapRows[1], oh, rows, kh, &lo, &hi);
-                  job.rows = hi - lo;
-                  weightTapRow(k, p, runs, xa, job,
-                               xBase + kd * xa.tapStep[0] + kh * xa.tapStep[1] + lo * xa.rowStep[1],
-                               dyBase + lo * p.dy.rowStride,
-                               part + r * p.blockFloats + tap * tapFloats, columns);
-                  tap += p.taps[2];
-                }
-              }
-            }
-          }
-          r0 += rows;
-        }
-      }
-    });
-  }
   const int64_t tapCount = p.taps[0] * p.taps[1] * p.taps[2];
-  // Combine the chunks in chunk order and write dw [O, C/G, taps], one
-  // (output block, reduction block) pair and a slice of its taps at a time:
-  // the sum over chunks runs along the partials' memory (a stream the
-  // prefetcher follows) into a buffer in L1, and the transpose into dw's
-  // rows reads that buffer. (Transposing straight out of the partials missed
-  // the cache on every element: half of the pass on 512 channels.)
   const Weights shapeW = weightsOf(shape, nullptr);
   const int64_t chunkFloats = p.pairs * p.blockFloats;
   constexpr int64_t kSliceTaps = 16;
@@ -712,6 +613,144 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
       }
     }
   });
+}
+
+// The weight pass's x as fp32 values it can read in place, if it is that.
+const float* denseFloats(const float* x) { return x; }
+const float* denseFloats(const uint16_t*) { return nullptr; }
+
+template <typename Element>
+void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Element* x,
+                   const Element* dy, float* dw, void* scratch) {
+  WeightPassPlan p;
+  planWeightPass(shape, &p);
+  float* xs = scratchRegion<float>(scratch, p.xOffset);
+  float* dys = scratchRegion<float>(scratch, p.dyOffset);
+  float* partial = scratchRegion<float>(scratch, p.partialOffset);
+  const ChannelBlocks& b = p.blocks;
+  const int64_t planeRows = shape.out[1];
+  const int64_t rowsPerImage = shape.out[0] * planeRows;
+  const int64_t width = shape.out[2];
+  const int64_t segment = std::max<int64_t>(1, std::min(width, kPositionsPerBlock));
+  // A strided layer reads colStepX / 16 x lines per position.
+  const int64_t linesPerPosition = std::max<int64_t>(1, p.colStepX / kLanes);
+  const int64_t rowsPerBlock = std::max<int64_t>(
+      1, std::min(kRowsPerBlock, kPositionsPerBlock / (segment * linesPerPosition)));
+  const int64_t tapFloats = weightTapFloats(b);
+  const TapRuns runs = tapRunsOf(k, p);
+  // Staged groups of about one L2 of images per thread (see
+  // weightGroupImages); the slack after a group's last image is zeroed
+  // behind it.
+  const int64_t groupSize = weightGroupImages(p, computeThreadCount());
+  StagedLayout xGroup = p.x, dyGroup = p.dy;
+  xGroup.images = dyGroup.images = groupSize;
+  const float* denseXs = denseFloats(x);
+  const bool xInPlace = denseXs && readsDenseX(k, shape, p);
+  // Work item (chunk, ob): the chunk's rows [rowBegin, rowEnd) of images
+  // image0 on, whose x xa addresses and whose dy is staged in dys. Each row
+  // block of the chunk is read once for every reduction block and tap while
+  // it is in cache.
+  auto runItem = [&](int64_t chunk, int64_t ob, int64_t rowBegin, int64_t rowEnd, int64_t image0,
+                     const XAddressing& xa) {
+    const int64_t chunkBegin = p.rows * chunk / p.chunks;
+    const int64_t cb0 = firstReduction(b, ob);
+    float* part = partial + (chunk * p.pairs + ob * b.redPerGroup) * p.blockFloats;
+    for (int64_t r0 = rowBegin; r0 < rowEnd;) {
+      const int64_t plane = r0 / planeRows, oh = r0 % planeRows;
+      const int64_t rows = std::min({rowsPerBlock, rowEnd - r0, planeRows - oh});
+      const int64_t image = plane / shape.out[0] - image0, od = plane % shape.out[0];
+      WeightJob job;
+      job.xColStep = xa.colStep;
+      job.xRowStride = xa.rowStep[1];
+      job.dyRowStride = p.dy.rowStride;
+      job.laneGroups = static_cast<int>(b.laneGroups);
+      const float* dyBase = dys + image * p.dy.imageStride + ob * p.dy.blockStride +
+                            od * p.dy.planeStride + oh * p.dy.rowStride;
+      for (int64_t c0 = 0; c0 == 0 || c0 < width; c0 += segment) {  // one pass if empty
+        const SegmentColumns columns(p, width, c0, std::min(width, c0 + segment));
+        job.accumulate = r0 != chunkBegin || c0 > 0;
+        for (int64_t r = 0; r < b.redPerGroup; ++r) {
+          const float* xBase = xa.base + image * xa.imageStride + (cb0 + r) * xa.blockStride +
+                               od * xa.rowStep[0] + oh * xa.rowStep[1];
+          int64_t tap = 0;
+          for (int64_t kd = 0; kd < p.taps[0]; ++kd) {
+            int64_t depthLo = 0, depthHi = 0;  // the block's plane: inside or not
+            rowsInside(p.tapRows[0], od, 1, kd, &depthLo, &depthHi);
+            for (int64_t kh = 0; kh < p.taps[1]; ++kh) {
+              // The block's rows whose x row is inside x: the others read
+              // padding (a first block still runs, with no rows, so that
+              // it zeroes its partial sums).
+              // (RN50 3x3 512ch 7x7 weight gradient, 1 thread, medians of
+              // 5: 22.2 -> 19.8 ms; 256ch 14x14 19.8 -> 18.3.)
+              int64_t lo = 0, hi = 0;
+              if (depthHi > depthLo) rowsInside(p.tapRows[1], oh, rows, kh, &lo, &hi);
+              job.rows = hi - lo;
+              weightTapRow(k, p, runs, xa, job,
+                           xBase + kd * xa.tapStep[0] + kh * xa.tapStep[1] + lo * xa.rowStep[1],
+                           dyBase + lo * p.dy.rowStride, part + r * p.blockFloats + tap * tapFloats,
+                           columns);
+              tap += p.taps[2];
+            }
+          }
+        }
+      }
+      r0 += rows;
+    }
+  };
+  if constexpr (std::is_same_v<Element, float>) {
+    if (xInPlace && p.imagesPerGroup >= shape.batch) {
+      // Each item stages its own dy (its chunk's rows of block ob, which no
+      // other item reads) right before it sums them, from L1 / L2: one
+      // parallel region for the batch instead of a staging and a summing
+      // region per image group, at whose ends a thread waited.
+      const XAddressing xa = denseX(shape, denseXs);
+      parallelFor(p.chunks * b.outBlocks, [&](int64_t begin, int64_t end) {
+        for (int64_t item = begin; item < end; ++item) {
+          const int64_t chunk = item / b.outBlocks, ob = item % b.outBlocks;
+          const int64_t rowBegin = p.rows * chunk / p.chunks;
+          const int64_t rowEnd = p.rows * (chunk + 1) / p.chunks;
+          for (int64_t r = rowBegin; r < rowEnd;) {
+            const int64_t image = r / rowsPerImage, within = r % rowsPerImage;
+            const int64_t n = std::min(rowEnd - r, rowsPerImage - within);
+            const int64_t staged = (image * p.dy.blocks + ob) * rowsPerImage + within;
+            k.stageRows(dy, p.dy, staged, staged + n, dys);
+            r += n;
+          }
+          runItem(chunk, ob, rowBegin, rowEnd, 0, xa);
+        }
+      });
+      combineWeightChunks(p, shape, partial, dw);
+      return;
+    }
+  }
+  for (int64_t image0 = 0; image0 < shape.batch; image0 += groupSize) {
+    const int64_t images = std::min(groupSize, shape.batch - image0);
+    XAddressing xa = stagedX(p, xs);
+    if (xInPlace) {
+      xa = denseX(shape,
+                  denseXs + image0 * shape.inChannels * shape.in[0] * shape.in[1] * shape.in[2]);
+    } else {
+      stageFrom(k, shape, x, xGroup, image0, images, xs);
+    }
+    stageFrom(k, shape, dy, dyGroup, image0, images, dys);
+    const int64_t groupBegin = image0 * rowsPerImage;
+    const int64_t groupEnd = (image0 + images) * rowsPerImage;
+    // The chunks with rows in this group: [firstChunk, endChunk).
+    int64_t firstChunk = 0, endChunk = 0;
+    for (int64_t c = 0; c < p.chunks; ++c) {
+      const int64_t cBegin = p.rows * c / p.chunks, cEnd = p.rows * (c + 1) / p.chunks;
+      if (cEnd <= groupBegin) firstChunk = c + 1;
+      if (cBegin < groupEnd) endChunk = c + 1;
+    }
+    parallelFor((endChunk - firstChunk) * b.outBlocks, [&](int64_t begin, int64_t end) {
+      for (int64_t item = begin; item < end; ++item) {
+        const int64_t chunk = firstChunk + item / b.outBlocks, ob = item % b.outBlocks;
+        runItem(chunk, ob, std::max(p.rows * chunk / p.chunks, groupBegin),
+                std::min(p.rows * (chunk + 1) / p.chunks, groupEnd), image0, xa);
+      }
+    });
+  }
+  combineWeightChunks(p, shape, partial, dw);
 }
 
 }  // namespace
