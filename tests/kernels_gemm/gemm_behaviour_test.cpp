@@ -141,6 +141,58 @@ TEST(GemmDeterminism, BitIdenticalAcrossThreadCounts) {
   });
 }
 
+// A product whose last tile is short of columns (the AVX-512 kernel's
+// narrow edge tiles) gives each column the bits of the same column computed
+// inside whole tiles: B's first n columns against B with more columns
+// after them, C stored and accumulated, on every ISA.
+TEST(GemmDeterminism, ColumnEdgesGiveTheWholeTilesBits) {
+  forEachIsaAndShape({{16, 1, 37},
+                      {24, 16, 300},
+                      {8, 17, 64},
+                      {40, 32, 260},
+                      {8, 33, 9},
+                      {16, 40, 513},
+                      {32, 64, 200},
+                      {64, 256, 100},
+                      {8, 527, 70}},
+                     [](const GemmShape& s) {
+                       const int64_t wide = (s.N + 47) / 48 * 48 + 48;
+                       std::mt19937 rng(static_cast<unsigned>(s.N * 31 + s.K));
+                       std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+                       Operand a(s.M, s.K, Layout::RowMajor);
+                       Operand b(s.K, wide, Layout::RowMajor);
+                       a.fill([&] { return dist(rng); });
+                       b.fill([&] { return dist(rng); });
+                       MatrixView narrowB = b.view();  // the same rows, fewer columns
+                       for (bool accumulate : {false, true}) {
+                         Scratch scratch;
+                         OutputMatrix edge(s.M, s.N), whole(s.M, wide);
+                         for (int64_t i = 0; i < s.M; ++i) {
+                           for (int64_t j = 0; j < wide; ++j) {
+                             const float start = 0.125f * static_cast<float>((i + j) % 7);
+                             whole.at(i, j) = start;
+                             if (j < s.N) edge.at(i, j) = start;
+                           }
+                         }
+                         sgemm(s.M, s.N, s.K, a.view(), narrowB, edge.data.data(), edge.ldc,
+                               accumulate, scratch.get());
+                         sgemm(s.M, wide, s.K, a.view(), b.view(), whole.data.data(), whole.ldc,
+                               accumulate, scratch.get());
+                         ASSERT_TRUE(scratch.guardIntact());
+                         ASSERT_TRUE(edge.paddingIntact());
+                         for (int64_t i = 0; i < s.M; ++i) {
+                           for (int64_t j = 0; j < s.N; ++j) {
+                             uint32_t x = 0, y = 0;
+                             std::memcpy(&x, &edge.at(i, j), 4);
+                             std::memcpy(&y, &whole.at(i, j), 4);
+                             ASSERT_EQ(x, y)
+                                 << "C(" << i << ", " << j << ") accumulate " << accumulate;
+                           }
+                         }
+                       }
+                     });
+}
+
 // Raw operands rounded to HF32 as packed (MatrixView::roundHf32) give the
 // bits of the same product on operands rounded beforehand, for B packed
 // before use and B packed by the tiles (row-major, whole slivers, AVX-512),

@@ -25,18 +25,21 @@ constexpr GemmKernel kScalarKernel{"scalar-4x16", gemm_detail::kScalarMr, gemm_d
                                    256, 64, 512,
                                    gemm_detail::microKernelScalar, nullptr,
                                    gemm_detail::packBlockPortable,
-                                   gemm_detail::packBlockHf32Portable, gemm_detail::roundHf32Portable};
+                                   gemm_detail::packBlockHf32Portable, gemm_detail::roundHf32Portable,
+                                  nullptr};
 constexpr GemmKernel kAvx2Kernel{"avx2-6x16", gemm_detail::kAvx2Mr, gemm_detail::kAvx2Nr,
                                  256, 96, 512,
                                  gemm_detail::microKernelAvx2, nullptr,
                                  gemm_detail::packBlockPortable,
-                                 gemm_detail::packBlockHf32Portable, gemm_detail::roundHf32Portable};
+                                 gemm_detail::packBlockHf32Portable, gemm_detail::roundHf32Portable,
+                                 nullptr};
 constexpr GemmKernel kAvx512Kernel{"avx512-8x48", gemm_detail::kAvx512Mr, gemm_detail::kAvx512Nr,
                                    256, 144, 480,
                                    gemm_detail::microKernelAvx512,
                                    gemm_detail::microKernelStreamingBAvx512,
                                    gemm_detail::packBlockAvx512,
-                                   gemm_detail::packBlockHf32Avx512, gemm_detail::roundHf32Avx512};
+                                   gemm_detail::packBlockHf32Avx512, gemm_detail::roundHf32Avx512,
+                                   gemm_detail::microKernelNarrowAvx512};
 // clang-format on
 constexpr const GemmKernel* kAllKernels[] = {&kScalarKernel, &kAvx2Kernel, &kAvx512Kernel};
 
@@ -122,10 +125,13 @@ void runTile(const GemmKernel& k, int64_t kb, const float* pa, float* pb,
 }
 
 // A ragged tile: compute the full tile into a temporary with the same kernel,
-// then apply exactly the same final step (store or add) to the valid part.
+// then apply exactly the same final step (store or add) to the valid part;
+// a tile short of columns only, where the kernel has a narrow form, computes
+// just those columns (the same bits).
 void edgeTile(const GemmKernel& k, int64_t kb, const float* pa, float* pb,
               const gemm_detail::BStream* stream, float* c, int64_t ldc, int64_t rows, int64_t cols,
               bool addToC, float* tile) {
+  if (!stream && k.runNarrow && rows == k.mr) return k.runNarrow(kb, pa, pb, c, ldc, addToC, cols);
   runTile(k, kb, pa, pb, stream, tile, k.nr, false);
   for (int64_t i = 0; i < rows; ++i) {
     float* row = c + i * ldc;

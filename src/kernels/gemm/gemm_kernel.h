@@ -34,6 +34,10 @@ struct BStream {
 };
 using StreamingMicroKernelFn = void (*)(int64_t kc, const float* packedA, float* packedB, float* c,
                                         int64_t ldc, bool addToC, const BStream& stream);
+// The tile's first `cols` (1 to nr - 1) columns, into C directly: the same
+// products, order and final step as the kernel's for those columns.
+using NarrowMicroKernelFn = void (*)(int64_t kc, const float* packedA, const float* packedB,
+                                     float* c, int64_t ldc, bool addToC, int64_t cols);
 
 // Packs a block of `lines` lines of `depth` elements into ceil(lines / slot)
 // slivers of depth * slot floats: line l, step p is read from
@@ -57,6 +61,8 @@ struct GemmKernel {
   PackBlockFn packHf32;  // the same, each value rounded to HF32 (MatrixView::roundHf32)
   // Rounds `count` packed floats to HF32 in place (a PackedBSource's blocks).
   void (*roundHf32)(float* data, int64_t count);
+  // Optional (null: a column edge computes a whole tile into a temporary).
+  NarrowMicroKernelFn runNarrow;
 };
 
 // Defined in ISA-specific files; call only after the matching cpuid check.
@@ -68,6 +74,8 @@ void microKernelAvx512(int64_t kc, const float* packedA, const float* packedB, f
                        int64_t ldc, bool addToC);
 void microKernelStreamingBAvx512(int64_t kc, const float* packedA, float* packedB, float* c,
                                  int64_t ldc, bool addToC, const BStream& stream);
+void microKernelNarrowAvx512(int64_t kc, const float* packedA, const float* packedB, float* c,
+                             int64_t ldc, bool addToC, int64_t cols);
 
 void packBlockPortable(const float* src, int64_t lineStride, int64_t stepStride, int64_t lines,
                        int64_t depth, int slot, float* dst);

@@ -1,3 +1,10 @@
+// GCC 12 reports its own masked-load intrinsics' placeholder operands as
+// uninitialised; every lane the stores write is defined.
+#if !defined(__clang__)  // a GCC-only warning group
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 // AVX-512 micro-kernel: kAvx512Mr rows x kAvx512Nr columns of zmm
 // accumulators, B vectors loaded once per step, A values broadcast. Only
 // called after a cpuid check.
@@ -95,7 +102,59 @@ inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float
   }
 }
 
+// The first `cols` (< nr) columns of a tile, straight into C: only the V
+// vectors that hold them are computed (a 16- or 32-column edge, as a layer
+// with 64 or 256 channels leaves, costs a third or two of a tile instead of
+// a whole one plus a copy), each element's products in multiplyTile's order
+// and its final step the same: the same bits.
+template <int V>
+void multiplyNarrow(int64_t kc, const float* packedA, const float* packedB, float* c, int64_t ldc,
+                    bool addToC, int64_t cols) {
+  __m512 acc[kMr][V];
+#pragma GCC unroll 16
+  for (int i = 0; i < kMr; ++i) {
+#pragma GCC unroll 4
+    for (int j = 0; j < V; ++j) acc[i][j] = _mm512_setzero_ps();
+  }
+#pragma GCC unroll 2
+  for (int64_t p = 0; p < kc; ++p) {
+    const float* a = packedA + p * kMr;
+    __m512 bv[V];
+#pragma GCC unroll 4
+    for (int j = 0; j < V; ++j) bv[j] = _mm512_loadu_ps(packedB + p * kAvx512Nr + 16 * j);
+#pragma GCC unroll 16
+    for (int i = 0; i < kMr; ++i) {
+      const __m512 av = _mm512_set1_ps(a[i]);
+#pragma GCC unroll 4
+      for (int j = 0; j < V; ++j) acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
+    }
+  }
+  __mmask16 masks[V];
+#pragma GCC unroll 4
+  for (int j = 0; j < V; ++j) {
+    const int64_t lanes = cols - 16 * j >= 16 ? 16 : cols - 16 * j;
+    masks[j] = static_cast<__mmask16>((1u << lanes) - 1u);
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < kMr; ++i) {
+    float* row = c + i * ldc;
+#pragma GCC unroll 4
+    for (int j = 0; j < V; ++j) {
+      __m512 v = acc[i][j];
+      if (addToC) v = _mm512_add_ps(_mm512_maskz_loadu_ps(masks[j], row + 16 * j), v);
+      _mm512_mask_storeu_ps(row + 16 * j, masks[j], v);
+    }
+  }
+}
+
 }  // namespace
+
+void microKernelNarrowAvx512(int64_t kc, const float* packedA, const float* packedB, float* c,
+                             int64_t ldc, bool addToC, int64_t cols) {
+  if (cols <= 16) return multiplyNarrow<1>(kc, packedA, packedB, c, ldc, addToC, cols);
+  if (cols <= 32) return multiplyNarrow<2>(kc, packedA, packedB, c, ldc, addToC, cols);
+  multiplyNarrow<3>(kc, packedA, packedB, c, ldc, addToC, cols);
+}
 
 void microKernelAvx512(int64_t kc, const float* packedA, const float* packedB, float* c,
                        int64_t ldc, bool addToC) {
