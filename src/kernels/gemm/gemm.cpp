@@ -26,7 +26,7 @@ constexpr GemmKernel kScalarKernel{"scalar-4x16", gemm_detail::kScalarMr, gemm_d
                                    gemm_detail::microKernelScalar, nullptr,
                                    gemm_detail::packBlockPortable,
                                    gemm_detail::packBlockHf32Portable, gemm_detail::roundHf32Portable,
-                                  nullptr};
+                                   nullptr};
 constexpr GemmKernel kAvx2Kernel{"avx2-6x16", gemm_detail::kAvx2Mr, gemm_detail::kAvx2Nr,
                                  256, 96, 512,
                                  gemm_detail::microKernelAvx2, nullptr,
