@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "kernels/convert/convert_runs.h"
+#include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -27,7 +28,7 @@ static_assert(kSumLanes == 16, "two vectors of 8 doubles");
 
 // Adds in[0, count) to lanes [lane, lane + count) (lane + count <= 16).
 inline void addLanes(const float* in, int64_t lane, int64_t count, __m512d* low, __m512d* high) {
-  const __mmask16 m = static_cast<__mmask16>(((1u << count) - 1u) << lane);
+  const __mmask16 m = static_cast<__mmask16>(simd::firstLanes(count) << lane);
   // An address, not a pointer: before `in` it may lie outside the run's
   // object; the masked-off lanes are never read.
   const auto* from = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(in) -

@@ -15,6 +15,7 @@
 
 #include "kernels/gemm/gemm_kernel.h"
 #include "kernels/simd/hf32_rounding_avx512.h"
+#include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -36,28 +37,34 @@ constexpr int kLinesPerRow = kAvx512Nr * 4 / 64 + 1;
 // stream.fetchRows rows of the next sliver, one line per step.
 enum Role { kRead, kPack, kPackHf32, kFetch };
 
-template <Role kRole>
+// V < kVectors or kMasked (kRead only): the tile's first `cols` columns,
+// straight into C, only the V vectors holding them computed (a 16- or
+// 32-column edge, as a layer with 64 or 256 channels leaves, costs a third or
+// two of a tile instead of a whole one plus a copy); each element's products
+// and final step are those of the whole tile: the same bits.
+template <Role kRole, int V = kVectors, bool kMasked = false>
 inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float* c, int64_t ldc,
-                         bool addToC, const BStream& stream) {
+                         bool addToC, const BStream& stream, int64_t cols = kAvx512Nr) {
+  static_assert(V == kVectors || kRole == kRead, "narrow tiles read packed B");
   // The C tile is touched only at the end; start fetching it now.
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) {
 #pragma GCC unroll 8
-    for (int j = 0; j < kVectors; ++j) {
+    for (int j = 0; j < V; ++j) {
       _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + 16 * j), _MM_HINT_T0);
     }
   }
-  __m512 acc[kMr][kVectors];
+  __m512 acc[kMr][V];
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) {
 #pragma GCC unroll 8
-    for (int j = 0; j < kVectors; ++j) acc[i][j] = _mm512_setzero_ps();
+    for (int j = 0; j < V; ++j) acc[i][j] = _mm512_setzero_ps();
   }
   const int64_t fetchLines = kRole == kFetch ? stream.fetchRows * kLinesPerRow : 0;
 #pragma GCC unroll 2
   for (int64_t p = 0; p < kc; ++p) {
     const float* a = packedA + p * kMr;
-    __m512 bv[kVectors];
+    __m512 bv[V];
     if (kRole == kPack || kRole == kPackHf32) {
       const float* row = stream.packFrom + p * stream.ldb;
       // The rows ahead, near the end the next sliver's first (its columns
@@ -69,7 +76,7 @@ inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float
                      : stream.packFrom + (later - kc) * stream.ldb + kAvx512Nr);
       for (int l = 0; l < kLinesPerRow; ++l) _mm_prefetch(ahead + 64 * l, _MM_HINT_T0);
 #pragma GCC unroll 8
-      for (int j = 0; j < kVectors; ++j) {
+      for (int j = 0; j < V; ++j) {
         bv[j] = _mm512_loadu_ps(row + 16 * j);
         if (kRole == kPackHf32) bv[j] = simd::roundHf32(bv[j]);
         _mm512_storeu_ps(packedB + p * kAvx512Nr + 16 * j, bv[j]);
@@ -81,68 +88,29 @@ inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float
         _mm_prefetch(row + 64 * (p % kLinesPerRow), _MM_HINT_T0);
       }
 #pragma GCC unroll 8
-      for (int j = 0; j < kVectors; ++j) bv[j] = _mm512_loadu_ps(packedB + p * kAvx512Nr + 16 * j);
+      for (int j = 0; j < V; ++j) bv[j] = _mm512_loadu_ps(packedB + p * kAvx512Nr + 16 * j);
     }
 #pragma GCC unroll 16
     for (int i = 0; i < kMr; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);
 #pragma GCC unroll 8
-      for (int j = 0; j < kVectors; ++j) acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
-    }
-  }
-#pragma GCC unroll 16
-  for (int i = 0; i < kMr; ++i) {
-    float* row = c + i * ldc;
-#pragma GCC unroll 8
-    for (int j = 0; j < kVectors; ++j) {
-      __m512 v = acc[i][j];
-      if (addToC) v = _mm512_add_ps(_mm512_loadu_ps(row + 16 * j), v);
-      _mm512_storeu_ps(row + 16 * j, v);
-    }
-  }
-}
-
-// The first `cols` (< nr) columns of a tile, straight into C: only the V
-// vectors that hold them are computed (a 16- or 32-column edge, as a layer
-// with 64 or 256 channels leaves, costs a third or two of a tile instead of
-// a whole one plus a copy), each element's products in multiplyTile's order
-// and its final step the same: the same bits.
-template <int V>
-void multiplyNarrow(int64_t kc, const float* packedA, const float* packedB, float* c, int64_t ldc,
-                    bool addToC, int64_t cols) {
-  __m512 acc[kMr][V];
-#pragma GCC unroll 16
-  for (int i = 0; i < kMr; ++i) {
-#pragma GCC unroll 4
-    for (int j = 0; j < V; ++j) acc[i][j] = _mm512_setzero_ps();
-  }
-#pragma GCC unroll 2
-  for (int64_t p = 0; p < kc; ++p) {
-    const float* a = packedA + p * kMr;
-    __m512 bv[V];
-#pragma GCC unroll 4
-    for (int j = 0; j < V; ++j) bv[j] = _mm512_loadu_ps(packedB + p * kAvx512Nr + 16 * j);
-#pragma GCC unroll 16
-    for (int i = 0; i < kMr; ++i) {
-      const __m512 av = _mm512_set1_ps(a[i]);
-#pragma GCC unroll 4
       for (int j = 0; j < V; ++j) acc[i][j] = _mm512_fmadd_ps(av, bv[j], acc[i][j]);
     }
   }
-  __mmask16 masks[V];
-#pragma GCC unroll 4
-  for (int j = 0; j < V; ++j) {
-    const int64_t lanes = cols - 16 * j >= 16 ? 16 : cols - 16 * j;
-    masks[j] = static_cast<__mmask16>((1u << lanes) - 1u);
-  }
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) {
     float* row = c + i * ldc;
-#pragma GCC unroll 4
+#pragma GCC unroll 8
     for (int j = 0; j < V; ++j) {
       __m512 v = acc[i][j];
-      if (addToC) v = _mm512_add_ps(_mm512_maskz_loadu_ps(masks[j], row + 16 * j), v);
-      _mm512_mask_storeu_ps(row + 16 * j, masks[j], v);
+      if constexpr (kMasked) {
+        const __mmask16 m = simd::firstLanes(cols - 16 * j);
+        if (addToC) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, row + 16 * j), v);
+        _mm512_mask_storeu_ps(row + 16 * j, m, v);
+      } else {
+        if (addToC) v = _mm512_add_ps(_mm512_loadu_ps(row + 16 * j), v);
+        _mm512_storeu_ps(row + 16 * j, v);
+      }
     }
   }
 }
@@ -151,9 +119,10 @@ void multiplyNarrow(int64_t kc, const float* packedA, const float* packedB, floa
 
 void microKernelNarrowAvx512(int64_t kc, const float* packedA, const float* packedB, float* c,
                              int64_t ldc, bool addToC, int64_t cols) {
-  if (cols <= 16) return multiplyNarrow<1>(kc, packedA, packedB, c, ldc, addToC, cols);
-  if (cols <= 32) return multiplyNarrow<2>(kc, packedA, packedB, c, ldc, addToC, cols);
-  multiplyNarrow<3>(kc, packedA, packedB, c, ldc, addToC, cols);
+  auto* b = const_cast<float*>(packedB);  // read only: kRead
+  if (cols <= 16) return multiplyTile<kRead, 1, true>(kc, packedA, b, c, ldc, addToC, {}, cols);
+  if (cols <= 32) return multiplyTile<kRead, 2, true>(kc, packedA, b, c, ldc, addToC, {}, cols);
+  multiplyTile<kRead, kVectors, true>(kc, packedA, b, c, ldc, addToC, {}, cols);
 }
 
 void microKernelAvx512(int64_t kc, const float* packedA, const float* packedB, float* c,
