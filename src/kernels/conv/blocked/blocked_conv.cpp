@@ -447,9 +447,10 @@ bool readsDenseX(const BlockedKernels& k, const ConvShape& s, const WeightPassPl
   return true;
 }
 
-// x [N, C, D, H, W] as it lies; `base` is where column 0 of row 0 of the
-// padded x would be (before x's first element when there is padding).
-XAddressing denseX(const ConvShape& s, const float* x) {
+// x [N, C, D, H, W] as it lies, from image firstImage on; `base` is where
+// column 0 of row 0 of that image's padded x would be (before its first
+// element when there is padding).
+XAddressing denseX(const ConvShape& s, const float* x, int64_t firstImage) {
   XAddressing a;
   const int64_t dims[3] = {s.in[1] * s.in[2], s.in[2], 1};  // floats per step along D, H, W
   a.laneStride = s.in[0] * dims[0];
@@ -459,7 +460,9 @@ XAddressing denseX(const ConvShape& s, const float* x) {
   for (int d = 0; d < 3; ++d) a.tapStep[d] = s.dilation[d] * dims[d];
   a.colStep = s.stride[2];
   const int64_t before = s.padBefore[0] * dims[0] + s.padBefore[1] * dims[1] + s.padBefore[2];
-  a.base = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(x) - before * sizeof(float));
+  const int64_t offset = firstImage * a.imageStride - before;
+  a.base = reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(x) +
+                                          static_cast<uintptr_t>(offset) * sizeof(float));
   return a;
 }
 
@@ -638,6 +641,8 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
       1, std::min(kRowsPerBlock, kPositionsPerBlock / (segment * linesPerPosition)));
   const int64_t tapFloats = weightTapFloats(b);
   const TapRuns runs = tapRunsOf(k, p);
+  // The first row of chunk c (chunk c ends where c + 1 begins).
+  auto chunkBegin = [&](int64_t c) { return p.rows * c / p.chunks; };
   // Staged groups of about one L2 of images per thread (see
   // weightGroupImages); the slack after a group's last image is zeroed
   // behind it.
@@ -652,7 +657,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
   // it is in cache.
   auto runItem = [&](int64_t chunk, int64_t ob, int64_t rowBegin, int64_t rowEnd, int64_t image0,
                      const XAddressing& xa) {
-    const int64_t chunkBegin = p.rows * chunk / p.chunks;
+    const int64_t firstRow = chunkBegin(chunk);
     const int64_t cb0 = firstReduction(b, ob);
     float* part = partial + (chunk * p.pairs + ob * b.redPerGroup) * p.blockFloats;
     for (int64_t r0 = rowBegin; r0 < rowEnd;) {
@@ -668,7 +673,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
                             od * p.dy.planeStride + oh * p.dy.rowStride;
       for (int64_t c0 = 0; c0 == 0 || c0 < width; c0 += segment) {  // one pass if empty
         const SegmentColumns columns(p, width, c0, std::min(width, c0 + segment));
-        job.accumulate = r0 != chunkBegin || c0 > 0;
+        job.accumulate = r0 != firstRow || c0 > 0;
         for (int64_t r = 0; r < b.redPerGroup; ++r) {
           const float* xBase = xa.base + image * xa.imageStride + (cb0 + r) * xa.blockStride +
                                od * xa.rowStep[0] + oh * xa.rowStep[1];
@@ -703,12 +708,11 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
       // other item reads) right before it sums them, from L1 / L2: one
       // parallel region for the batch instead of a staging and a summing
       // region per image group, at whose ends a thread waited.
-      const XAddressing xa = denseX(shape, denseXs);
+      const XAddressing xa = denseX(shape, denseXs, 0);
       parallelFor(p.chunks * b.outBlocks, [&](int64_t begin, int64_t end) {
         for (int64_t item = begin; item < end; ++item) {
           const int64_t chunk = item / b.outBlocks, ob = item % b.outBlocks;
-          const int64_t rowBegin = p.rows * chunk / p.chunks;
-          const int64_t rowEnd = p.rows * (chunk + 1) / p.chunks;
+          const int64_t rowBegin = chunkBegin(chunk), rowEnd = chunkBegin(chunk + 1);
           for (int64_t r = rowBegin; r < rowEnd;) {
             const int64_t image = r / rowsPerImage, within = r % rowsPerImage;
             const int64_t n = std::min(rowEnd - r, rowsPerImage - within);
@@ -727,8 +731,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
     const int64_t images = std::min(groupSize, shape.batch - image0);
     XAddressing xa = stagedX(p, xs);
     if (xInPlace) {
-      xa = denseX(shape,
-                  denseXs + image0 * shape.inChannels * shape.in[0] * shape.in[1] * shape.in[2]);
+      xa = denseX(shape, denseXs, image0);
     } else {
       stageFrom(k, shape, x, xGroup, image0, images, xs);
     }
@@ -738,15 +741,14 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
     // The chunks with rows in this group: [firstChunk, endChunk).
     int64_t firstChunk = 0, endChunk = 0;
     for (int64_t c = 0; c < p.chunks; ++c) {
-      const int64_t cBegin = p.rows * c / p.chunks, cEnd = p.rows * (c + 1) / p.chunks;
-      if (cEnd <= groupBegin) firstChunk = c + 1;
-      if (cBegin < groupEnd) endChunk = c + 1;
+      if (chunkBegin(c + 1) <= groupBegin) firstChunk = c + 1;
+      if (chunkBegin(c) < groupEnd) endChunk = c + 1;
     }
     parallelFor((endChunk - firstChunk) * b.outBlocks, [&](int64_t begin, int64_t end) {
       for (int64_t item = begin; item < end; ++item) {
         const int64_t chunk = firstChunk + item / b.outBlocks, ob = item % b.outBlocks;
-        runItem(chunk, ob, std::max(p.rows * chunk / p.chunks, groupBegin),
-                std::min(p.rows * (chunk + 1) / p.chunks, groupEnd), image0, xa);
+        runItem(chunk, ob, std::max(chunkBegin(chunk), groupBegin),
+                std::min(chunkBegin(chunk + 1), groupEnd), image0, xa);
       }
     });
   }
