@@ -114,29 +114,34 @@ void addRowBias(const float* bias, float* c, int64_t ldc, int64_t rows, int64_t 
 }
 
 // One register tile of C; `stream` (may be null) says how it meets a B
-// that the tiles pack themselves.
+// that the tiles pack themselves; rowBias (may be null) joins in the store.
 void runTile(const GemmKernel& k, int64_t kb, const float* pa, float* pb,
-             const gemm_detail::BStream* stream, float* c, int64_t ldc, bool addToC) {
+             const gemm_detail::BStream* stream, float* c, int64_t ldc, bool addToC,
+             const float* rowBias) {
   if (stream) {
-    k.runStreamingB(kb, pa, pb, c, ldc, addToC, *stream);
+    k.runStreamingB(kb, pa, pb, c, ldc, addToC, rowBias, *stream);
   } else {
-    k.run(kb, pa, pb, c, ldc, addToC);
+    k.run(kb, pa, pb, c, ldc, addToC, rowBias);
   }
 }
 
 // A ragged tile: compute the full tile into a temporary with the same kernel,
-// then apply exactly the same final step (store or add) to the valid part;
-// a tile short of columns only, where the kernel has a narrow form, computes
-// just those columns (the same bits).
+// then apply exactly the same final step (store or add, then the bias) to
+// the valid part; a tile short of columns only, where the kernel has a
+// narrow form, computes just those columns (the same bits).
 void edgeTile(const GemmKernel& k, int64_t kb, const float* pa, float* pb,
               const gemm_detail::BStream* stream, float* c, int64_t ldc, int64_t rows, int64_t cols,
-              bool addToC, float* tile) {
-  if (!stream && k.runNarrow && rows == k.mr) return k.runNarrow(kb, pa, pb, c, ldc, addToC, cols);
-  runTile(k, kb, pa, pb, stream, tile, k.nr, false);
+              bool addToC, const float* rowBias, float* tile) {
+  if (!stream && k.runNarrow && rows == k.mr)
+    return k.runNarrow(kb, pa, pb, c, ldc, addToC, rowBias, cols);
+  runTile(k, kb, pa, pb, stream, tile, k.nr, false, nullptr);
   for (int64_t i = 0; i < rows; ++i) {
     float* row = c + i * ldc;
     const float* t = tile + i * k.nr;
-    for (int64_t j = 0; j < cols; ++j) row[j] = addToC ? row[j] + t[j] : t[j];
+    for (int64_t j = 0; j < cols; ++j) {
+      const float v = addToC ? row[j] + t[j] : t[j];
+      row[j] = rowBias ? v + rowBias[i] : v;
+    }
   }
 }
 
@@ -164,12 +169,12 @@ void multiplyBlock(const GemmKernel& k, const Problem& p, const BlockTiles& t, c
     const int64_t rows = std::min<int64_t>(k.mr, t.mb - ir);
     const int64_t cols = std::min<int64_t>(k.nr, t.nb - jr);
     float* c = p.C + (t.ic + ir) * p.ldc + t.jc + jr;
+    const float* bias = lastBlock && p.rowBias ? p.rowBias + t.ic + ir : nullptr;
     if (rows == k.mr && cols == k.nr) {
-      runTile(k, t.kb, pa, pb, stream, c, p.ldc, addToC);
+      runTile(k, t.kb, pa, pb, stream, c, p.ldc, addToC, bias);
     } else {
-      edgeTile(k, t.kb, pa, pb, stream, c, p.ldc, rows, cols, addToC, tile);
+      edgeTile(k, t.kb, pa, pb, stream, c, p.ldc, rows, cols, addToC, bias, tile);
     }
-    if (lastBlock && p.rowBias) addRowBias(p.rowBias + t.ic + ir, c, p.ldc, rows, cols);
   };
   const int64_t aSlivers = (t.mb + k.mr - 1) / k.mr;
   for (int64_t jr = 0; jr < t.streamed; jr += k.nr) {

@@ -12,7 +12,7 @@ namespace kernels {
 namespace gemm_detail {
 
 void microKernelAvx2(int64_t kc, const float* packedA, const float* packedB, float* c, int64_t ldc,
-                     bool addToC) {
+                     bool addToC, const float* rowBias) {
   constexpr int mr = kAvx2Mr;
   constexpr int nv = kAvx2Nr / 8;
   static_assert(kAvx2Nr % 8 == 0, "nr must be whole ymm vectors");
@@ -43,6 +43,7 @@ void microKernelAvx2(int64_t kc, const float* packedA, const float* packedB, flo
     for (int j = 0; j < nv; ++j) {
       __m256 v = acc[i][j];
       if (addToC) v = _mm256_add_ps(_mm256_loadu_ps(row + 8 * j), v);
+      if (rowBias) v = _mm256_add_ps(v, _mm256_broadcast_ss(rowBias + i));
       _mm256_storeu_ps(row + 8 * j, v);
     }
   }

@@ -44,7 +44,8 @@ enum Role { kRead, kPack, kPackHf32, kFetch };
 // and final step are those of the whole tile: the same bits.
 template <Role kRole, int V = kVectors, bool kMasked = false>
 inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float* c, int64_t ldc,
-                         bool addToC, const BStream& stream, int64_t cols = kAvx512Nr) {
+                         bool addToC, const float* rowBias, const BStream& stream,
+                         int64_t cols = kAvx512Nr) {
   static_assert(V == kVectors || kRole == kRead, "narrow tiles read packed B");
   // The C tile is touched only at the end; start fetching it now.
 #pragma GCC unroll 16
@@ -106,9 +107,11 @@ inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float
       if constexpr (kMasked) {
         const __mmask16 m = simd::firstLanes(cols - 16 * j);
         if (addToC) v = _mm512_add_ps(_mm512_maskz_loadu_ps(m, row + 16 * j), v);
+        if (rowBias) v = _mm512_add_ps(v, _mm512_set1_ps(rowBias[i]));
         _mm512_mask_storeu_ps(row + 16 * j, m, v);
       } else {
         if (addToC) v = _mm512_add_ps(_mm512_loadu_ps(row + 16 * j), v);
+        if (rowBias) v = _mm512_add_ps(v, _mm512_set1_ps(rowBias[i]));
         _mm512_storeu_ps(row + 16 * j, v);
       }
     }
@@ -118,26 +121,29 @@ inline void multiplyTile(int64_t kc, const float* packedA, float* packedB, float
 }  // namespace
 
 void microKernelNarrowAvx512(int64_t kc, const float* packedA, const float* packedB, float* c,
-                             int64_t ldc, bool addToC, int64_t cols) {
+                             int64_t ldc, bool addToC, const float* rowBias, int64_t cols) {
   auto* b = const_cast<float*>(packedB);  // read only: kRead
-  if (cols <= 16) return multiplyTile<kRead, 1, true>(kc, packedA, b, c, ldc, addToC, {}, cols);
-  if (cols <= 32) return multiplyTile<kRead, 2, true>(kc, packedA, b, c, ldc, addToC, {}, cols);
-  multiplyTile<kRead, kVectors, true>(kc, packedA, b, c, ldc, addToC, {}, cols);
+  if (cols <= 16)
+    return multiplyTile<kRead, 1, true>(kc, packedA, b, c, ldc, addToC, rowBias, {}, cols);
+  if (cols <= 32)
+    return multiplyTile<kRead, 2, true>(kc, packedA, b, c, ldc, addToC, rowBias, {}, cols);
+  multiplyTile<kRead, kVectors, true>(kc, packedA, b, c, ldc, addToC, rowBias, {}, cols);
 }
 
 void microKernelAvx512(int64_t kc, const float* packedA, const float* packedB, float* c,
-                       int64_t ldc, bool addToC) {
-  multiplyTile<kRead>(kc, packedA, const_cast<float*>(packedB), c, ldc, addToC, BStream{});
+                       int64_t ldc, bool addToC, const float* rowBias) {
+  multiplyTile<kRead>(kc, packedA, const_cast<float*>(packedB), c, ldc, addToC, rowBias, BStream{});
 }
 
 void microKernelStreamingBAvx512(int64_t kc, const float* packedA, float* packedB, float* c,
-                                 int64_t ldc, bool addToC, const BStream& stream) {
+                                 int64_t ldc, bool addToC, const float* rowBias,
+                                 const BStream& stream) {
   if (stream.packFrom && stream.roundHf32) {
-    multiplyTile<kPackHf32>(kc, packedA, packedB, c, ldc, addToC, stream);
+    multiplyTile<kPackHf32>(kc, packedA, packedB, c, ldc, addToC, rowBias, stream);
   } else if (stream.packFrom) {
-    multiplyTile<kPack>(kc, packedA, packedB, c, ldc, addToC, stream);
+    multiplyTile<kPack>(kc, packedA, packedB, c, ldc, addToC, rowBias, stream);
   } else {
-    multiplyTile<kFetch>(kc, packedA, packedB, c, ldc, addToC, stream);
+    multiplyTile<kFetch>(kc, packedA, packedB, c, ldc, addToC, rowBias, stream);
   }
 }
 

@@ -9,7 +9,7 @@ namespace kernels {
 namespace gemm_detail {
 
 void microKernelScalar(int64_t kc, const float* packedA, const float* packedB, float* c,
-                       int64_t ldc, bool addToC) {
+                       int64_t ldc, bool addToC, const float* rowBias) {
   constexpr int mr = kScalarMr;
   constexpr int nr = kScalarNr;
   float acc[mr][nr] = {};
@@ -22,7 +22,10 @@ void microKernelScalar(int64_t kc, const float* packedA, const float* packedB, f
   }
   for (int i = 0; i < mr; ++i) {
     float* row = c + i * ldc;
-    for (int j = 0; j < nr; ++j) row[j] = addToC ? row[j] + acc[i][j] : acc[i][j];
+    for (int j = 0; j < nr; ++j) {
+      const float v = addToC ? row[j] + acc[i][j] : acc[i][j];
+      row[j] = rowBias ? v + rowBias[i] : v;
+    }
   }
 }
 
