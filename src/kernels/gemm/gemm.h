@@ -21,9 +21,9 @@ struct MatrixView {
 };
 
 // C[M x N] (row-major, leading dimension ldc) = (accumulate ? C : 0) + A[M x K] * B[K x N],
-// then + rowBias[i] on row i when rowBias is not null: added to each tile
-// right after its last K block is stored, while it is in cache; the same
-// bits as adding it in a pass over C afterwards.
+// then + rowBias[i] on row i when rowBias is not null: added by the
+// micro-kernel to each value of a tile's last K block as it stores it; the
+// same bits as adding it in a pass over C afterwards.
 //
 // Deterministic: every C element is the same sum in the same order whatever
 // the thread count; the K loop's blocking never depends on threads. Runs on the
