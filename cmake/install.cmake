@@ -65,12 +65,18 @@ foreach(pkgconfig_dir ${ACLNN_CPU_INSTALL_PKGCONFIGDIR} ${ACLNN_CPU_INSTALL_PKGC
 endforeach()
 
 # set_env.sh: the install paths now; at install time the prefix it was
-# installed to, its fallback for shells that cannot say where it is.
+# installed to, its fallback for shells that cannot say where it is. Each
+# prefix gets its own generated copy in the build tree: with one shared
+# file, two `cmake --install` runs into different prefixes at once (the
+# install tests under ctest -j) could each ship the other's prefix.
 set(ACLNN_CPU_PREFIX_AT_INSTALL "@CMAKE_INSTALL_PREFIX@")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/set_env.sh.in ${PROJECT_BINARY_DIR}/set_env.sh.in @ONLY)
-install(CODE "configure_file(\"${PROJECT_BINARY_DIR}/set_env.sh.in\"
-  \"${PROJECT_BINARY_DIR}/set_env.sh\" @ONLY)" COMPONENT aclnn-cpu)
-install(FILES ${PROJECT_BINARY_DIR}/set_env.sh DESTINATION . COMPONENT aclnn-cpu)
+install(CODE "
+  string(MD5 _aclnn_cpu_prefix_key \"\${CMAKE_INSTALL_PREFIX}\")
+  set(_aclnn_cpu_env \"${PROJECT_BINARY_DIR}/set_env/\${_aclnn_cpu_prefix_key}/set_env.sh\")
+  configure_file(\"${PROJECT_BINARY_DIR}/set_env.sh.in\" \"\${_aclnn_cpu_env}\" @ONLY)
+  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}\" TYPE FILE FILES \"\${_aclnn_cpu_env}\")
+" COMPONENT aclnn-cpu)
 
 # Python package aclnn_cpu (python/aclnn_cpu), in Debian's layout next to the
 # libraries: <prefix>/lib/python3/dist-packages/aclnn_cpu finds <prefix>/lib64.
