@@ -138,10 +138,8 @@ void edgeTile(const GemmKernel& k, int64_t kb, const float* pa, float* pb,
   for (int64_t i = 0; i < rows; ++i) {
     float* row = c + i * ldc;
     const float* t = tile + i * k.nr;
-    for (int64_t j = 0; j < cols; ++j) {
-      const float v = addToC ? row[j] + t[j] : t[j];
-      row[j] = rowBias ? v + rowBias[i] : v;
-    }
+    for (int64_t j = 0; j < cols; ++j)
+      row[j] = gemm_detail::storedValue(row[j], t[j], addToC, rowBias, i);
   }
 }
 

@@ -19,6 +19,16 @@ namespace aclcpu {
 namespace kernels {
 namespace gemm_detail {
 
+// The final step above for one element of row `row` whose tile sum is `sum` (old:
+// C's value before the store), in the portable code: the scalar kernel and
+// the ragged-edge copy. static: no out-of-line copy compiled for an ISA can
+// stand in for it (see the ISA files' note).
+static inline float storedValue(float old, float sum, bool addToC, const float* rowBias,
+                                int64_t row) {
+  const float v = addToC ? old + sum : sum;
+  return rowBias ? v + rowBias[row] : v;
+}
+
 using MicroKernelFn = void (*)(int64_t kc, const float* packedA, const float* packedB, float* c,
                                int64_t ldc, bool addToC, const float* rowBias);
 // How a tile meets a row-major B (rows ldb floats apart) that the tiles

@@ -22,10 +22,7 @@ void microKernelScalar(int64_t kc, const float* packedA, const float* packedB, f
   }
   for (int i = 0; i < mr; ++i) {
     float* row = c + i * ldc;
-    for (int j = 0; j < nr; ++j) {
-      const float v = addToC ? row[j] + acc[i][j] : acc[i][j];
-      row[j] = rowBias ? v + rowBias[i] : v;
-    }
+    for (int j = 0; j < nr; ++j) row[j] = storedValue(row[j], acc[i][j], addToC, rowBias, i);
   }
 }
 
