@@ -72,14 +72,14 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
     return s;
   };
   parallelFor(p.blocks.tiles, [&](int64_t begin, int64_t end) {
-    alignas(64) float buffer[2 * kLanes * kLanes * kPackSliceTaps];
+    alignas(64) float buffer[kMaxTileBlocks * kLanes * kLanes * kPackSliceTaps];
     for (int64_t tile = begin; tile < end; ++tile) {
       int64_t ob0 = 0;
       int nb = 1;
       tileBlocks(p.blocks, tile, &ob0, &nb);
       const int64_t red0 = firstReduction(p.blocks, ob0);
       float* dst = packed + tile * p.tileWeightFloats;
-      ChannelSlot outSlots[2 * kLanes];
+      ChannelSlot outSlots[kMaxTileBlocks * kLanes];
       for (int64_t o = 0; o < nb * kLanes; ++o) {
         const int64_t ch = ob0 * kLanes + o;
         outSlots[o] = slot(ch, outChannels, outPerGroup, !data);
@@ -126,7 +126,7 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
       const int64_t width = nb * kLanes;
       // The output lanes' offsets and groups as int32 for the vector gather,
       // where the ISA has one and they fit.
-      int32_t outOffset[2 * kLanes], outGroup[2 * kLanes];
+      int32_t outOffset[kMaxTileBlocks * kLanes], outGroup[kMaxTileBlocks * kLanes];
       bool vectorGather = k.gatherWeightSlice != nullptr;
       for (int64_t o = 0; o < width; ++o) {
         vectorGather =

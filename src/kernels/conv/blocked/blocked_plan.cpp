@@ -29,6 +29,11 @@ int64_t blocksOf(int64_t channels) { return (channels + kLanes - 1) / kLanes; }
 
 using Sizes = CheckedSizes;
 
+void setTileWidth(ChannelBlocks* b, int64_t width) {
+  b->tileWidth = width;
+  b->tiles = b->outBlocks / b->outPerGroup * ((b->outPerGroup + width - 1) / width);
+}
+
 bool channelBlocks(const ConvShape& s, bool backwardData, ChannelBlocks* b) {
   const int64_t G = s.groups;
   if (G <= 0 || s.inChannels % G != 0 || s.outChannels % G != 0) return false;
@@ -46,14 +51,14 @@ bool channelBlocks(const ConvShape& s, bool backwardData, ChannelBlocks* b) {
       return false;
     b->outPerGroup = b->outBlocks;
     b->redPerGroup = b->redBlocks;
-    b->pairs = true;
+    b->tileWidth = 2;
   } else if (cig == 1 && cog == 1) {
     b->outPerGroup = b->redPerGroup = 1;
     b->depthwise = true;
   } else if (cig % kLanes == 0 && cog % kLanes == 0) {
     b->outPerGroup = outPg / kLanes;
     b->redPerGroup = redPg / kLanes;
-    b->pairs = true;
+    b->tileWidth = 2;
   } else if (cig == cog && kLanes % cig == 0 && cig >= 4) {
     // Several whole groups share one block: every pass stages it with the
     // groups' channels interleaved.
@@ -62,12 +67,7 @@ bool channelBlocks(const ConvShape& s, bool backwardData, ChannelBlocks* b) {
   } else {
     return false;
   }
-  if (b->pairs) {
-    const int64_t groupsOfBlocks = b->outBlocks / b->outPerGroup;
-    b->tiles = groupsOfBlocks * ((b->outPerGroup + 1) / 2);
-  } else {
-    b->tiles = b->outBlocks;
-  }
+  setTileWidth(b, b->tileWidth);
   return true;
 }
 
@@ -219,6 +219,23 @@ int64_t tapShift(const Dim& dim, int64_t phase, int64_t k) {
   return floorDiv(phase + dim.pad - k * dim.dilation, dim.stride);
 }
 
+// Four output blocks per register tile (6 positions x 64 channels) instead
+// of two (14 x 32): each input value broadcast feeds four FMAs. It pays for
+// W-strided layers, whose tiles read twice the input lines per FMA (RN50
+// 3x3/2 128ch 56x56 forward, batch 8, medians of 5: 1 thread 11.4-11.9 ->
+// 10.1 ms, 2 threads 6.05 -> 5.40), and for long rows (3x3 64ch 56x56: 1
+// thread 10.7 -> 10.0, 2 threads 5.34 -> 5.10; 3D 3x3x3 64ch 16x56x56 56.3
+// -> 53.9), not for short ones, cut into slivers of tiles (3x3 256ch 14x14
+// 8.9 -> 9.5; 28 wide: level). fp32 kernels only (the 16-bit word kernels
+// take one or two blocks), and only where a group's blocks come in fours.
+constexpr int64_t kQuadRow = 48;
+bool takesQuadTiles(const ConvShape& s, const Dim& w, bool flatten, const ChannelBlocks& b) {
+  const bool fp32 = s.io == ElementType::F32 && s.operands != OperandValues::BF16 &&
+                    s.operands != OperandValues::F16;
+  return fp32 && !flatten && !w.reduced && (w.stride == 2 || w.out >= kQuadRow) &&
+         b.tileWidth == 2 && b.outPerGroup % 4 == 0;
+}
+
 }  // namespace
 
 bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTable* table,
@@ -238,7 +255,8 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   // 14x14 layers, forward and data gradient, 5-30% faster unflattened).
   const bool flatten = dims[1].stride == 1 && dims[2].stride == 1 &&
                        s.out[2] < (shortRow > 0 ? shortRow : kShortRow);
-  const int64_t nbMax = p.blocks.pairs ? 2 : 1;
+  if (!data && takesQuadTiles(s, dims[2], flatten, p.blocks)) setTileWidth(&p.blocks, 4);
+  const int64_t nbMax = p.blocks.tileWidth;
   // Interleaved groups: one 16-lane weight vector per channel of a group.
   const int64_t tapFloats = p.blocks.depthwise        ? kLanes
                             : p.blocks.laneGroups > 1 ? kLanes / p.blocks.laneGroups * kLanes
@@ -452,15 +470,11 @@ bool entriesOfBlock(const TapTable& table, int64_t tapsPerTile, int64_t red, int
 }
 
 void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb) {
-  if (!b.pairs) {
-    *first = tile;
-    *nb = 1;
-    return;
-  }
-  const int64_t perGroup = (b.outPerGroup + 1) / 2;
+  const int64_t width = b.tileWidth;
+  const int64_t perGroup = (b.outPerGroup + width - 1) / width;
   const int64_t group = tile / perGroup, k = tile % perGroup;
-  *first = group * b.outPerGroup + 2 * k;
-  *nb = b.outPerGroup - 2 * k >= 2 ? 2 : 1;
+  *first = group * b.outPerGroup + width * k;
+  *nb = static_cast<int>(std::min(width, b.outPerGroup - width * k));
 }
 
 void tapsInside(const TapRows& t, int64_t q, int64_t* lo, int64_t* hi) {

@@ -24,6 +24,7 @@ namespace blocked {
 
 constexpr int64_t kLanes = 16;  // channels per block
 constexpr int64_t kMaxPhases = 64;
+constexpr int64_t kMaxTileBlocks = 4;  // ChannelBlocks::tileWidth
 
 // How output channel blocks meet reduction channel blocks.
 struct ChannelBlocks {
@@ -31,9 +32,11 @@ struct ChannelBlocks {
   int64_t redBlocks = 0;    // blocks of the pass's reduction channels (whole tensor)
   int64_t outPerGroup = 0;  // output blocks per block group
   int64_t redPerGroup = 0;  // reduction blocks each output block sums over
-  int64_t tiles = 0;        // output tiles of one or two blocks
-  bool pairs = false;       // tiles hold two blocks (where a group has them)
-  bool depthwise = false;   // one channel per group: channel-wise kernels
+  int64_t tiles = 0;        // output tiles of up to tileWidth blocks
+  // Blocks per output tile: 1, 2 where a group has them, 4 for the fp32
+  // forward of W-strided layers (planRowPass).
+  int64_t tileWidth = 1;
+  bool depthwise = false;  // one channel per group: channel-wise kernels
   // Whole groups per block when several share one (4 or 8 channels per
   // group), else 1. Every pass then stages those blocks with the groups'
   // channels interleaved (see StagedLayout::laneGroups), so a kernel step
@@ -187,7 +190,7 @@ bool planRowPass(const ConvShape& shape, RowPassKind kind, RowPassPlan* plan,
                  TapTable* table = nullptr, int64_t shortRow = 0, bool skipPaddingRows = false);
 bool planWeightPass(const ConvShape& shape, WeightPassPlan* plan);
 
-// The output blocks of one tile: the first and how many (1 or 2).
+// The output blocks of one tile: the first and how many (1 to tileWidth).
 void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb);
 // The first reduction block an output block sums over.
 inline int64_t firstReduction(const ChannelBlocks& b, int64_t outBlock) {

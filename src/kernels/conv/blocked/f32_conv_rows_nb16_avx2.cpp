@@ -179,17 +179,15 @@ void runRow(const RowJob& job, const T& table, const float* weights, int64_t wei
             const T* edges = nullptr) {
   const int64_t tiles = (job.count + kMaxWide - 1) / kMaxWide;
   if (tiles == 0) return;
-  const int64_t width = (job.count + tiles - 1) / tiles;
   forEachTapSlice(job, tiles, [&](int64_t k0, int64_t taps, bool accumulate) {
-    for (int64_t pos = 0; pos < job.count; pos += width) {
-      const int64_t wt = job.count - pos < width ? job.count - pos : width;
+    forEachRowTile(job.count, tiles, [&](int64_t pos, int64_t wt) {
       uint8_t cols[ColumnRanges::kMaxTaps];
       const bool skips = edges && job.cols.taps > 0 && columnClasses(job.cols, pos, wt, cols);
       (skips ? *edges : table)[wt - 1](
           job.in + pos * job.inStep * 16, job.taps + k0, taps, weights + k0 * job.tapStride,
           job.tapStride, weightRow, out + pos * job.outColStep, job.outColStep, accumulate,
           skips ? cols : nullptr, job.cols.taps, skips ? static_cast<int>(k0 % job.cols.taps) : 0);
-    }
+    });
   });
 }
 

@@ -49,12 +49,12 @@ __attribute__((always_inline)) inline void denseTap(const float* src, const floa
 #pragma GCC unroll kChannelUnroll
   for (int c = 0; c < 16; ++c) {
     __m512 wv[NB];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int b = 0; b < NB; ++b) wv[b] = _mm512_loadu_ps(wk + c * NB * 16 + b * 16);
 #pragma GCC unroll 32
     for (int t = L; t < WT - T; ++t) {
       const __m512 x = _mm512_set1_ps(src[t * IS * 16 + c]);
-#pragma GCC unroll 2
+#pragma GCC unroll 4
       for (int b = 0; b < NB; ++b) acc[t][b] = _mm512_fmadd_ps(x, wv[b], acc[t][b]);
     }
   }
@@ -74,7 +74,7 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
   __m512 acc[WT][NB];
 #pragma GCC unroll 32
   for (int t = 0; t < WT; ++t) {
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int b = 0; b < NB; ++b)
       acc[t][b] = accumulate ? _mm512_loadu_ps(out + t * outColStep + b * outBlockStride)
                              : _mm512_setzero_ps();
@@ -99,7 +99,7 @@ void denseTile(const float* in, const int64_t* taps, int64_t tapCount, const flo
   }
 #pragma GCC unroll 32
   for (int t = 0; t < WT; ++t) {
-#pragma GCC unroll 2
+#pragma GCC unroll 4
     for (int b = 0; b < NB; ++b)
       _mm512_storeu_ps(out + t * outColStep + b * outBlockStride, acc[t][b]);
   }
@@ -151,6 +151,7 @@ void depthwiseTile(const float* in, const int64_t* taps, int64_t tapCount, const
   for (int t = 0; t < WT; ++t) _mm512_storeu_ps(out + t * outColStep, acc[t]);
 }
 
+constexpr int kMaxWide4 = 6;   // nb = 4: 24 accumulators + 4 weight vectors
 constexpr int kMaxWide2 = 14;  // nb = 2: 28 accumulators + 2 weight vectors
 constexpr int kMaxWide1 = 28;  // nb = 1: 28 accumulators + 1 weight vector
 constexpr int kMaxDepthwise = 16;
@@ -180,6 +181,10 @@ constexpr Table<sizeof...(W)> depthwiseTable(std::integer_sequence<int, W...>) {
   return {{&depthwiseTile<W + 1, IS>...}};
 }
 
+constexpr auto kDense4s1 = denseTable<4, 1>(std::make_integer_sequence<int, kMaxWide4>{});
+constexpr auto kDense4s2 = denseTable<4, 2>(std::make_integer_sequence<int, kMaxWide4>{});
+constexpr auto kEdge4s1 = denseEdgeTable<4, 1>(std::make_integer_sequence<int, kMaxWide4>{});
+constexpr auto kEdge4s2 = denseEdgeTable<4, 2>(std::make_integer_sequence<int, kMaxWide4>{});
 constexpr auto kDense2s1 = denseTable<2, 1>(std::make_integer_sequence<int, kMaxWide2>{});
 constexpr auto kDense2s2 = denseTable<2, 2>(std::make_integer_sequence<int, kMaxWide2>{});
 constexpr auto kDense1s1 = denseTable<1, 1>(std::make_integer_sequence<int, kMaxWide1>{});
@@ -195,18 +200,16 @@ constexpr auto kGroups4s2 = groupedTable<4, 2>(std::make_integer_sequence<int, k
 constexpr auto kDepth1 = depthwiseTable<1>(std::make_integer_sequence<int, kMaxDepthwise>{});
 constexpr auto kDepth2 = depthwiseTable<2>(std::make_integer_sequence<int, kMaxDepthwise>{});
 
-// Cuts `count` positions into equal tiles of at most `widest`, so no row ends
-// in a sliver of one or two positions; the taps run in slices
+// Cuts `count` positions into tiles of at most `widest` (forEachRowTile), so
+// no row ends in a sliver of one or two positions; the taps run in slices
 // (forEachTapSlice).
 // edges (may be null): the tiles that leave out padding columns.
 template <typename T>
 void runRow(const RowJob& job, const T& table, int widest, const T* edges = nullptr) {
   const int64_t tiles = (job.count + widest - 1) / widest;
   if (tiles == 0) return;
-  const int64_t width = (job.count + tiles - 1) / tiles;
   forEachTapSlice(job, tiles, [&](int64_t k0, int64_t taps, bool accumulate) {
-    for (int64_t pos = 0; pos < job.count; pos += width) {
-      const int64_t wt = job.count - pos < width ? job.count - pos : width;
+    forEachRowTile(job.count, tiles, [&](int64_t pos, int64_t wt) {
       uint8_t cols[ColumnRanges::kMaxTaps];
       const bool skips = edges && job.cols.taps > 0 && columnClasses(job.cols, pos, wt, cols);
       (skips ? *edges : table)[wt - 1](
@@ -214,7 +217,7 @@ void runRow(const RowJob& job, const T& table, int widest, const T* edges = null
           job.tapStride, job.out + pos * job.outColStep, job.outColStep, job.outBlockStride,
           accumulate, skips ? cols : nullptr, job.cols.taps,
           skips ? static_cast<int>(k0 % job.cols.taps) : 0);
-    }
+    });
   });
 }
 
@@ -225,6 +228,9 @@ void f32_conv_rows_nb16_avx512(const RowJob& job) {
     runRow(job, job.inStep == 1 ? kGroups2s1 : kGroups2s2, kMaxGrouped);
   } else if (job.laneGroups == 4) {
     runRow(job, job.inStep == 1 ? kGroups4s1 : kGroups4s2, kMaxGrouped);
+  } else if (job.nb == 4) {
+    runRow(job, job.inStep == 1 ? kDense4s1 : kDense4s2, kMaxWide4,
+           job.inStep == 1 ? &kEdge4s1 : &kEdge4s2);
   } else if (job.nb == 2) {
     runRow(job, job.inStep == 1 ? kDense2s1 : kDense2s2, kMaxWide2,
            job.inStep == 1 ? &kEdge2s1 : &kEdge2s2);
