@@ -84,7 +84,7 @@ struct RowJob {
   int64_t outColStep = 0;
   int64_t outBlockStride = 0;
   int64_t count = 0;  // positions
-  int nb = 1;         // output blocks: 1 or 2
+  int nb = 1;         // output blocks: 1, 2 or 4
   int inStep = 1;     // 1 or 2
   // 2 or 4: one block of interleaved groups (StagedLayout::laneGroups), nb
   // 1, and per tap 16 / laneGroups weight vectors:
