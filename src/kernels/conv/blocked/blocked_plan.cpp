@@ -226,13 +226,18 @@ int64_t tapShift(const Dim& dim, int64_t phase, int64_t k) {
 // 10.1 ms, 2 threads 6.05 -> 5.40), and for long rows (3x3 64ch 56x56: 1
 // thread 10.7 -> 10.0, 2 threads 5.34 -> 5.10; 3D 3x3x3 64ch 16x56x56 56.3
 // -> 53.9), not for short ones, cut into slivers of tiles (3x3 256ch 14x14
-// 8.9 -> 9.5; 28 wide: level). fp32 kernels only (the 16-bit word kernels
-// take one or two blocks), and only where a group's blocks come in fours.
+// 8.9 -> 9.5; 28 wide: level). The data gradient only for long rows of a
+// W-unit-stride layer (3x3 64ch 56x56: 11.1 -> 10.1 ms; its stride-phase
+// rows of 3x3/2, 28 wide, and 1D k3 512ch L4000 level). fp32 kernels only
+// (the 16-bit word kernels take one or two blocks), and only where a
+// group's blocks come in fours.
 constexpr int64_t kQuadRow = 48;
-bool takesQuadTiles(const ConvShape& s, const Dim& w, bool flatten, const ChannelBlocks& b) {
+bool takesQuadTiles(const ConvShape& s, bool data, const Dim& w, bool flatten,
+                    const ChannelBlocks& b) {
   const bool fp32 = s.io == ElementType::F32 && s.operands != OperandValues::BF16 &&
                     s.operands != OperandValues::F16;
-  return fp32 && !flatten && !w.reduced && (w.stride == 2 || w.out >= kQuadRow) &&
+  const bool longRows = w.stride == 1 && w.out >= kQuadRow;
+  return fp32 && !flatten && !w.reduced && (longRows || (!data && w.stride == 2)) &&
          b.tileWidth == 2 && b.outPerGroup % 4 == 0;
 }
 
@@ -255,7 +260,7 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   // 14x14 layers, forward and data gradient, 5-30% faster unflattened).
   const bool flatten = dims[1].stride == 1 && dims[2].stride == 1 &&
                        s.out[2] < (shortRow > 0 ? shortRow : kShortRow);
-  if (!data && takesQuadTiles(s, dims[2], flatten, p.blocks)) setTileWidth(&p.blocks, 4);
+  if (takesQuadTiles(s, data, dims[2], flatten, p.blocks)) setTileWidth(&p.blocks, 4);
   const int64_t nbMax = p.blocks.tileWidth;
   // Interleaved groups: one 16-lane weight vector per channel of a group.
   const int64_t tapFloats = p.blocks.depthwise        ? kLanes

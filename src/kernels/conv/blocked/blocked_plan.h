@@ -34,8 +34,9 @@ struct ChannelBlocks {
   int64_t redPerGroup = 0;  // reduction blocks each output block sums over
   int64_t tiles = 0;        // output tiles of up to tileWidth blocks
   // Blocks per output tile: 1, 2 where a group has them, 4 for the fp32
-  // forwards of W-strided layers and of long rows (planRowPass), where a
-  // group's blocks come in fours (every tile then has exactly four).
+  // forwards of W-strided layers and the fp32 row passes of long rows
+  // (planRowPass), where a group's blocks come in fours (every tile then has
+  // exactly four).
   int64_t tileWidth = 1;
   bool depthwise = false;  // one channel per group: channel-wise kernels
   // Whole groups per block when several share one (4 or 8 channels per
