@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/conv/blocked/row_tiles_inl.h"
 #include "kernels/cpu/cpu_info.h"
 #include "kernels/simd/dpbf16_avx512bf16.h"
 #include "kernels/simd/reduction_unroll.h"
@@ -100,17 +101,12 @@ constexpr auto kDense2s2Memory =
 constexpr auto kDense1s1 = denseTable<1, 1, false>(std::make_integer_sequence<int, kMaxWide1>{});
 constexpr auto kDense1s2 = denseTable<1, 2, false>(std::make_integer_sequence<int, kMaxWide1>{});
 
-// Cuts `count` positions into equal tiles of at most `widest`, so no row
-// ends in a sliver of one or two positions.
+// Cuts `count` positions into tiles of at most `widest` (forEachRowTile), so
+// no row ends in a sliver of one or two positions.
 template <typename T>
 void runRow(const Bf16RowJob& job, const T& table, int widest) {
   const int64_t tiles = (job.count + widest - 1) / widest;
-  if (tiles == 0) return;
-  const int64_t width = (job.count + tiles - 1) / tiles;
-  for (int64_t pos = 0; pos < job.count; pos += width) {
-    const int64_t wt = job.count - pos < width ? job.count - pos : width;
-    table[wt - 1](job, pos);
-  }
+  forEachRowTile(job.count, tiles, [&](int64_t pos, int64_t wt) { table[wt - 1](job, pos); });
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "kernels/conv/blocked/blocked_plan.h"
+#include "kernels/conv/blocked/row_tiles_inl.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -93,18 +94,6 @@ struct RowJob {
   int laneGroups = 1;
   ColumnRanges cols;
 };
-// Cuts a row of `count` positions into `tiles` register tiles whose widths
-// differ by at most one (56 positions in tiles of at most 6: six of 6 and
-// four of 5, not nine of 6 and a sliver of 2), calling tile(pos, width) for
-// each in order. Static (the ISA files each keep their own copy).
-template <typename Tile>
-static inline void forEachRowTile(int64_t count, int64_t tiles, Tile&& tile) {
-  for (int64_t i = 0; i < tiles; ++i) {
-    const int64_t pos = i * count / tiles;
-    tile(pos, (i + 1) * count / tiles - pos);
-  }
-}
-
 // The taps of a row of `tiles` register tiles run in slices whose weights
 // fit in L1 next to the row's inputs and outputs (4096 floats, a third of
 // L1), each slice over every tile before the next, the partial sums waiting
