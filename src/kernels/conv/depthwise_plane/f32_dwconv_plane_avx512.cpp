@@ -1,9 +1,10 @@
 // AVX-512 kernels of the plane-wise depthwise convolution: 16 outputs of a
 // row per vector, up to four vectors per register block, each tap one
-// broadcast weight. Only called after a cpuid check. Keep this file free of
-// library templates (type traits aside, which emit no code): anything
-// instantiated here is compiled with AVX-512 and could be picked by the
-// linker for generic callers.
+// broadcast weight. 3x3 kernels (MobileNet's) keep their nine taps in
+// registers, and at unit dilation along W read 64-byte aligned buffer rows,
+// each window shifted out of two aligned vectors. Only called after a cpuid check. Keep this file
+// free of library templates (type traits aside, which emit no code): anything instantiated here is
+// compiled with AVX-512 and could be picked by the linker for generic callers.
 
 // GCC 12 reports its own undefined vectors inside the masked intrinsics as
 // uninitialised; the lanes they leave undefined are always masked off.
@@ -83,6 +84,32 @@ void copyRun(const typename D::Element* src, int64_t n, float* dst) {
   }
 }
 
+// One buffer row of fp32 elements (F32Data, Hf32Data), inline: zeros in
+// [0, lo), n src values from `from`, zeros in [lo + n, rowFloats). Three
+// library calls per row (zeros, copy, zeros) were a quarter of a 56x56
+// plane's time. Whole vectors are read while `readable` (elements from
+// `from` to the plane's end) allows and written while the row does: the
+// lanes past n are zeroed after.
+template <typename D>
+void fillFloatRow(const float* from, int64_t n, int64_t readable, int64_t lo, int64_t rowFloats,
+                  float* row) {
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t c = 0; c < lo; c += kLanes) _mm512_mask_storeu_ps(row + c, firstLanes(lo - c), zero);
+  constexpr __mmask16 kAll = 0xffff;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) _mm512_storeu_ps(row + lo + i, D::load(from + i, kAll));
+  if (i < n) {
+    if (i + kLanes <= readable && lo + i + kLanes <= rowFloats) {
+      _mm512_storeu_ps(row + lo + i, D::load(from + i, kAll));
+    } else {
+      const __mmask16 m = firstLanes(n - i);
+      _mm512_mask_storeu_ps(row + lo + i, m, D::load(from + i, m));
+    }
+  }
+  for (int64_t c = lo + n; c < rowFloats; c += kLanes)
+    _mm512_mask_storeu_ps(row + c, firstLanes(rowFloats - c), zero);
+}
+
 // Buffer row b of a band starting at output row r0 holds src row
 // r0 * rowStride + b - padH; buffer column m holds src column m - padW.
 template <typename D>
@@ -94,7 +121,14 @@ void fillBand(const typename D::Element* src, int64_t srcH, int64_t srcW, int64_
   for (int64_t b = 0; b < rows; ++b) {
     float* row = buf + b * rowFloats;
     const int64_t sr = firstRow + b;
-    if (sr < 0 || sr >= srcH || hi == lo) {
+    const bool inside = sr >= 0 && sr < srcH && hi > lo;
+    if constexpr (std::is_same_v<typename D::Element, float>) {
+      const int64_t at = inside ? sr * srcW + (lo - padW) : 0;
+      fillFloatRow<D>(src + at, inside ? hi - lo : 0, srcH * srcW - at, inside ? lo : rowFloats,
+                      rowFloats, row);
+      continue;
+    }
+    if (!inside) {
       std::memset(row, 0, static_cast<size_t>(rowFloats) * sizeof(float));
       continue;
     }
@@ -128,6 +162,114 @@ void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation
   }
 }
 
+// The same block for a KH x KW kernel whose taps sit in registers for the
+// whole plane (the generic block reloads the job's fields and broadcasts
+// every tap per block: through `out` they might alias). The same
+// operations in the same order: the same bits.
+template <int KH, int KW, int NV, typename D>
+[[gnu::always_inline]] inline void correlateFixedBlock(const float* const (&rowPtr)[KH],
+                                                       int64_t dilW, const __m512 (&t)[KH * KW],
+                                                       bool hasBias, __m512 bias,
+                                                       typename D::Element* out,
+                                                       int64_t remaining) {
+  __m512 acc[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) acc[v] = _mm512_setzero_ps();
+#pragma GCC unroll 5
+  for (int i = 0; i < KH; ++i) {
+#pragma GCC unroll 5
+    for (int k = 0; k < KW; ++k) {
+      const float* p = rowPtr[i] + k * dilW;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v)
+        acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(p + v * kLanes), t[i * KW + k], acc[v]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const __m512 r = hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
+    D::store(out + v * kLanes, firstLanes(remaining - v * kLanes), r);
+  }
+}
+
+// Unit dilation from 64-byte aligned rows: each tap's window is built from
+// two aligned loads by VALIGND instead of loaded across cache lines (every
+// load but one in 16 would cross one; such loads are several times slower
+// on Zen 5). The same products and sums in the same order.
+template <int KH, int KW, int NV, typename D>
+[[gnu::always_inline]] inline void correlateAlignedBlock(const float* const (&rowPtr)[KH],
+                                                         const __m512 (&t)[KH * KW], bool hasBias,
+                                                         __m512 bias, typename D::Element* out,
+                                                         int64_t remaining) {
+  __m512 acc[NV];
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) acc[v] = _mm512_setzero_ps();
+#pragma GCC unroll 5
+  for (int i = 0; i < KH; ++i) {
+    __m512i cur = _mm512_load_si512(rowPtr[i]);
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) {
+      const __m512i next = _mm512_load_si512(rowPtr[i] + (v + 1) * kLanes);
+      acc[v] = _mm512_fmadd_ps(_mm512_castsi512_ps(cur), t[i * KW], acc[v]);
+#pragma GCC unroll 5
+      for (int k = 1; k < KW; ++k) {
+        const __m512 window = _mm512_castsi512_ps(_mm512_alignr_epi32(next, cur, k));
+        acc[v] = _mm512_fmadd_ps(window, t[i * KW + k], acc[v]);
+      }
+      cur = next;
+    }
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const __m512 r = hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
+    D::store(out + v * kLanes, firstLanes(remaining - v * kLanes), r);
+  }
+}
+
+// The rows of a band for a KH x KW kernel; kAligned: unit dilation along W
+// and rows rowFloats (a multiple of 16) apart in the 64-byte aligned
+// buffer, with whole vectors up to one past each row's last output vector.
+template <int KH, int KW, bool kAligned, typename D>
+void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const PlaneWindow& g,
+                        const float* taps, bool hasBias, float biasValue,
+                        typename D::Element* dst) {
+  __m512 t[KH * KW];
+#pragma GCC unroll 25
+  for (int i = 0; i < KH * KW; ++i) t[i] = _mm512_set1_ps(taps[i]);
+  const __m512 bias = _mm512_set1_ps(biasValue);
+  const int64_t dstW = g.dstW;
+  const int64_t dilH = g.dilH, dilW = kAligned ? 1 : g.dilW;
+  const int64_t step = g.rowStride * rowFloats;
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* rowPtr[KH];
+#pragma GCC unroll 5
+    for (int i = 0; i < KH; ++i) rowPtr[i] = buf + r * step + i * dilH * rowFloats;
+    typename D::Element* out = dst + r * dstW;
+    int64_t c0 = 0;
+    auto block = [&](auto nv) {
+      constexpr int NV = decltype(nv)::value;
+      const float* at[KH];
+#pragma GCC unroll 5
+      for (int i = 0; i < KH; ++i) at[i] = rowPtr[i] + c0;
+      if constexpr (kAligned)
+        correlateAlignedBlock<KH, KW, NV, D>(at, t, hasBias, bias, out + c0, dstW - c0);
+      else
+        correlateFixedBlock<KH, KW, NV, D>(at, dilW, t, hasBias, bias, out + c0, dstW - c0);
+    };
+    for (; c0 + 4 * kLanes <= dstW; c0 += 4 * kLanes) block(std::integral_constant<int, 4>{});
+    const int64_t left = dstW - c0;
+    if (left > 3 * kLanes) {
+      block(std::integral_constant<int, 4>{});
+    } else if (left > 2 * kLanes) {
+      block(std::integral_constant<int, 3>{});
+    } else if (left > kLanes) {
+      block(std::integral_constant<int, 2>{});
+    } else if (left > 0) {
+      block(std::integral_constant<int, 1>{});
+    }
+  }
+}
+
 // Runs body(buf, r0, rows) for each band of output rows [r0, r0 + rows),
 // with the src rows the band reads copied, zero-padded, into buf.
 template <typename D, typename Body>
@@ -148,6 +290,25 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
                typename D::Element* dst) {
   const PlaneGeometry& g = j.g;
   const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
+  if (g.kh == 3 && g.kw == 3) {
+    // Rows 64-byte aligned for the unit-dilation block (whole vectors up to
+    // one past the row's last output vector), where the band still holds
+    // one output row's source rows.
+    const int64_t alignedPitch = (g.dstW + kLanes - 1) / kLanes * kLanes + kLanes;
+    const bool aligned =
+        g.dilW == 1 && alignedPitch * bandSrcRows(1, g.rowStride, g.kh, g.dilH) <= kBandFloats;
+    const int64_t pitch = aligned ? alignedPitch : rowFloats;
+    auto fixed = [&](const float* buf, int64_t r0, int64_t rows) {
+      if (aligned)
+        correlateFixedRows<3, 3, true, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias,
+                                          dst + r0 * g.dstW);
+      else
+        correlateFixedRows<3, 3, false, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias,
+                                           dst + r0 * g.dstW);
+    };
+    forEachBand<D>(g, src, pitch, fixed);
+    return;
+  }
   auto rowsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
     for (int64_t r = 0; r < rows; ++r) {
       const float* base = buf + r * g.rowStride * rowFloats;
@@ -182,16 +343,35 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
 // another; T = 2 or 3 run taps side by side, sharing each dy load, for
 // more chains (each tap's sums are the same whatever T).
 // Always inlined: through a call the accumulators would live in memory.
-template <int T, int kLast>
+// The T taps' x vectors at column c: loaded from each tap's pointer, or
+// (kAligned: taps one column apart, xs[0] 64-byte aligned, whole vectors up
+// to one past the last) shifted out of two aligned loads by VALIGND, as
+// correlateAlignedBlock does.
+template <int T, bool kAligned>
+[[gnu::always_inline]] inline void xWindows(const float* const* xs, int64_t c, __m512 (&w)[T]) {
+  if constexpr (kAligned) {
+    const __m512i cur = _mm512_load_si512(xs[0] + c);
+    const __m512i next = _mm512_load_si512(xs[0] + c + kLanes);
+    w[0] = _mm512_castsi512_ps(cur);
+    if constexpr (T > 1) w[1] = _mm512_castsi512_ps(_mm512_alignr_epi32(next, cur, 1));
+    if constexpr (T > 2) w[2] = _mm512_castsi512_ps(_mm512_alignr_epi32(next, cur, 2));
+  } else {
+#pragma GCC unroll 3
+    for (int t = 0; t < T; ++t) w[t] = _mm512_loadu_ps(xs[t] + c);
+  }
+}
+
+template <int T, bool kAligned, int kLast>
 [[gnu::always_inline]] inline void addLastVector(const float* const* xs, const float* dp, int64_t c,
                                                  __mmask16 last, __m512 (&a)[T][4]) {
   const __m512 d = _mm512_maskz_loadu_ps(last, dp + c);
+  __m512 w[T];
+  xWindows<T, kAligned>(xs, c, w);
 #pragma GCC unroll 3
-  for (int t = 0; t < T; ++t)
-    a[t][kLast] = _mm512_mask3_fmadd_ps(_mm512_loadu_ps(xs[t] + c), d, a[t][kLast], last);
+  for (int t = 0; t < T; ++t) a[t][kLast] = _mm512_mask3_fmadd_ps(w[t], d, a[t][kLast], last);
 }
 
-template <int T>
+template <int T, bool kAligned>
 [[gnu::always_inline]] inline void addRow(const float* const* xs, const float* dp,
                                           int64_t fullVectors, __mmask16 last, __m512 (&a)[T][4]) {
   int64_t v = 0;
@@ -199,9 +379,10 @@ template <int T>
 #pragma GCC unroll 4
     for (int u = 0; u < 4; ++u) {
       const __m512 d = _mm512_loadu_ps(dp + (v + u) * kLanes);
+      __m512 w[T];
+      xWindows<T, kAligned>(xs, (v + u) * kLanes, w);
 #pragma GCC unroll 3
-      for (int t = 0; t < T; ++t)
-        a[t][u] = _mm512_fmadd_ps(_mm512_loadu_ps(xs[t] + (v + u) * kLanes), d, a[t][u]);
+      for (int t = 0; t < T; ++t) a[t][u] = _mm512_fmadd_ps(w[t], d, a[t][u]);
     }
   }
   const int64_t rem = fullVectors - v;  // full vectors left (0..3), then the masked one
@@ -209,23 +390,24 @@ template <int T>
   for (int u = 0; u < 3; ++u) {
     if (u >= rem) break;
     const __m512 d = _mm512_loadu_ps(dp + (v + u) * kLanes);
+    __m512 w[T];
+    xWindows<T, kAligned>(xs, (v + u) * kLanes, w);
 #pragma GCC unroll 3
-    for (int t = 0; t < T; ++t)
-      a[t][u] = _mm512_fmadd_ps(_mm512_loadu_ps(xs[t] + (v + u) * kLanes), d, a[t][u]);
+    for (int t = 0; t < T; ++t) a[t][u] = _mm512_fmadd_ps(w[t], d, a[t][u]);
   }
   const int64_t c = fullVectors * kLanes;
   switch (rem) {
     case 0:
-      addLastVector<T, 0>(xs, dp, c, last, a);
+      addLastVector<T, kAligned, 0>(xs, dp, c, last, a);
       break;
     case 1:
-      addLastVector<T, 1>(xs, dp, c, last, a);
+      addLastVector<T, kAligned, 1>(xs, dp, c, last, a);
       break;
     case 2:
-      addLastVector<T, 2>(xs, dp, c, last, a);
+      addLastVector<T, kAligned, 2>(xs, dp, c, last, a);
       break;
     default:
-      addLastVector<T, 3>(xs, dp, c, last, a);
+      addLastVector<T, kAligned, 3>(xs, dp, c, last, a);
       break;
   }
 }
@@ -234,7 +416,13 @@ template <typename D>
 void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
                 const typename D::Element* dy) {
   const PlaneGeometry g = j.g;
-  const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
+  // A kernel three taps wide (one run of taps per kernel row) at unit
+  // dilation reads its x windows from 64-byte aligned rows (xWindows), where
+  // the band still holds one output row's source rows.
+  const int64_t alignedPitch = (g.dstW + kLanes - 1) / kLanes * kLanes + kLanes;
+  const bool aligned = g.kw == 3 && g.dilW == 1 &&
+                       alignedPitch * bandSrcRows(1, g.rowStride, g.kh, g.dilH) <= kBandFloats;
+  const int64_t rowFloats = aligned ? alignedPitch : bandRowFloats(g.dstW, g.kw, g.dilW);
   const int64_t fullVectors = (g.dstW + kLanes - 1) / kLanes - 1;
   const __mmask16 last = firstLanes(g.dstW - fullVectors * kLanes);
   // dy rows that need a conversion (words, HF32 rounding) are converted once
@@ -278,7 +466,10 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
         dp = dyBuf + r * g.dstW;
       else
         dp = dy + (r0 + r) * g.dstW;
-      addRow<T>(xs, dp, fullVectors, last, a);
+      if (aligned && k == 0)
+        addRow<T, true>(xs, dp, fullVectors, last, a);
+      else
+        addRow<T, false>(xs, dp, fullVectors, last, a);
     }
 #pragma GCC unroll 3
     for (int t = 0; t < T; ++t) {
