@@ -579,8 +579,10 @@ std::vector<ConvShape> edgeShapes() {
   v.push_back(edgeShape(2, 5, 5, 5, unit, {40, 3, 1, 3, 1, 0}, {70, 3, 1, 4, 1, 0}));
   v.push_back(edgeShape(1, 2, 2, 2, unit, unit, {4000, 7, 1, 3, 1, 0}));
   // 3x3 depthwise planes (taps in registers): aligned rows with a dilated,
-  // strided H, a dilated W, and a row too wide for aligned rows in the band.
+  // strided H, a dilated W, a row too wide for aligned rows in the band, and
+  // rows of four vectors, the last one partial (MobileNet's 56).
   v.push_back(edgeShape(2, 6, 6, 6, unit, {13, 3, 2, 1, 2, 0}, {37, 3, 1, 1, 1, 0}));
+  v.push_back(edgeShape(1, 4, 4, 4, unit, {5, 3, 1, 1, 1, 0}, {56, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(1, 3, 3, 3, unit, {9, 3, 1, 2, 2, 0}, {50, 3, 1, 2, 2, 0}));
   v.push_back(edgeShape(1, 2, 2, 2, unit, {4, 3, 1, 1, 1, 0}, {2710, 3, 1, 1, 1, 0}));
   // NCHW planes: every channel tile size (7 = 4 + 2 + 1 per group), vectors

@@ -433,6 +433,69 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
   const int64_t linesX = (g.srcH * g.srcW * elementBytes + 63) / 64;
   const int64_t linesDy = (g.dstH * g.dstW * elementBytes + 63) / 64;
   int64_t fetchedX = 0, fetchedDy = 0;
+  // The next planes' share of lines up to output row `row`, fetched into L2.
+  auto fetchNext = [&](int64_t row) {
+    // The bounds in locals: through the captured counters the compiler
+    // re-divided on every line (a third of this kernel's time).
+    const int64_t endX = (row + 1) * linesX / g.dstH;
+    const int64_t endDy = (row + 1) * linesDy / g.dstH;
+    const char* nextX = static_cast<const char*>(j.nextX);
+    const char* nextDy = static_cast<const char*>(j.nextDy);
+    for (int64_t line = fetchedX; line < endX; ++line) _mm_prefetch(nextX + line * 64, _MM_HINT_T1);
+    for (int64_t line = fetchedDy; line < endDy; ++line)
+      _mm_prefetch(nextDy + line * 64, _MM_HINT_T1);
+    fetchedX = endX > fetchedX ? endX : fetchedX;
+    fetchedDy = endDy > fetchedDy ? endDy : fetchedDy;
+  };
+  // A 3x3 kernel on aligned rows: the nine taps in one sweep over the band,
+  // each dy vector loaded once (not once per kernel row) and met by the
+  // three x rows' windows; two partial sums per tap, over even and odd
+  // vectors of a row.
+  auto sweep3x3 = [&](const float* buf, int64_t r0, int64_t rows) {
+    __m512 a[9][2];
+#pragma GCC unroll 9
+    for (int t = 0; t < 9; ++t) a[t][0] = a[t][1] = _mm512_setzero_ps();
+    const int64_t vectors = fullVectors + 1;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (j.nextX != nullptr) fetchNext(r0 + r);
+      const float* xr[3];
+#pragma GCC unroll 3
+      for (int i = 0; i < 3; ++i) xr[i] = buf + (r * g.rowStride + i * g.dilH) * rowFloats;
+      const float* dp = nullptr;
+      if constexpr (kConvertDy)
+        dp = dyBuf + r * g.dstW;
+      else
+        dp = dy + (r0 + r) * g.dstW;
+      auto vector = [&](auto parity, int64_t v, __mmask16 m) {
+        constexpr int P = decltype(parity)::value;
+        const __m512 d = _mm512_maskz_loadu_ps(m, dp + v * kLanes);
+#pragma GCC unroll 3
+        for (int i = 0; i < 3; ++i) {
+          __m512 w[3];
+          xWindows<3, true>(xr + i, v * kLanes, w);
+#pragma GCC unroll 3
+          for (int t = 0; t < 3; ++t)
+            a[i * 3 + t][P] = _mm512_mask3_fmadd_ps(w[t], d, a[i * 3 + t][P], m);
+        }
+      };
+      int64_t v = 0;
+      for (; v + 2 < vectors; v += 2) {
+        vector(std::integral_constant<int, 0>{}, v, static_cast<__mmask16>(0xffff));
+        vector(std::integral_constant<int, 1>{}, v + 1, static_cast<__mmask16>(0xffff));
+      }
+      if (v + 1 < vectors) {
+        vector(std::integral_constant<int, 0>{}, v, static_cast<__mmask16>(0xffff));
+        vector(std::integral_constant<int, 1>{}, v + 1, last);
+      } else {
+        vector(std::integral_constant<int, 0>{}, v, last);
+      }
+    }
+#pragma GCC unroll 9
+    for (int t = 0; t < 9; ++t) {
+      float* acc = j.acc + t * kLanes;
+      _mm512_storeu_ps(acc, _mm512_add_ps(_mm512_loadu_ps(acc), _mm512_add_ps(a[t][0], a[t][1])));
+    }
+  };
   // Taps (i, k) .. (i, k + T - 1) over the band's rows, added into j.acc.
   auto taps = [&](auto width, const float* buf, int64_t r0, int64_t rows, int64_t i, int64_t k) {
     constexpr int T = decltype(width)::value;
@@ -443,20 +506,7 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
       for (int u = 0; u < 4; ++u) a[t][u] = _mm512_setzero_ps();
     const bool fetch = i == 0 && k == 0 && j.nextX != nullptr;
     for (int64_t r = 0; r < rows; ++r) {
-      if (fetch) {
-        // The bounds in locals: through the captured counters the compiler
-        // re-divided on every line (a third of this kernel's time).
-        const int64_t endX = (r0 + r + 1) * linesX / g.dstH;
-        const int64_t endDy = (r0 + r + 1) * linesDy / g.dstH;
-        const char* nextX = static_cast<const char*>(j.nextX);
-        const char* nextDy = static_cast<const char*>(j.nextDy);
-        for (int64_t line = fetchedX; line < endX; ++line)
-          _mm_prefetch(nextX + line * 64, _MM_HINT_T1);
-        for (int64_t line = fetchedDy; line < endDy; ++line)
-          _mm_prefetch(nextDy + line * 64, _MM_HINT_T1);
-        fetchedX = endX > fetchedX ? endX : fetchedX;
-        fetchedDy = endDy > fetchedDy ? endDy : fetchedDy;
-      }
+      if (fetch) fetchNext(r0 + r);
       const float* xs[T];
 #pragma GCC unroll 3
       for (int t = 0; t < T; ++t)
@@ -481,6 +531,7 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
   };
   auto tapsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
     if constexpr (kConvertDy) copyRun<D>(dy + r0 * g.dstW, rows * g.dstW, dyBuf);
+    if (aligned && g.kh == 3) return sweep3x3(buf, r0, rows);
     for (int64_t i = 0; i < g.kh; ++i) {
       int64_t k = 0;
       for (; k + 3 <= g.kw; k += 3) taps(std::integral_constant<int, 3>{}, buf, r0, rows, i, k);
