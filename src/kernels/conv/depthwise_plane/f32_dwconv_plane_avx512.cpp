@@ -84,15 +84,15 @@ void copyRun(const typename D::Element* src, int64_t n, float* dst) {
   }
 }
 
-// One buffer row of fp32 elements (F32Data, Hf32Data), inline: zeros in
-// [0, lo), n src values from `from`, zeros in [lo + n, rowFloats). Three
-// library calls per row (zeros, copy, zeros) were a quarter of a 56x56
-// plane's time. Whole vectors are read while `readable` (elements from
-// `from` to the plane's end) allows and written while the row does: the
-// lanes past n are zeroed after.
+// One buffer row, inline: zeros in [0, lo), n src values from `from` as
+// fp32, zeros in [lo + n, rowFloats). Three library calls per row (zeros,
+// copy, zeros) were a quarter of a 56x56 plane's time. Whole vectors are
+// read while `readable` (elements from `from` to the plane's end) allows
+// and written while the row does (the lanes past n are zeroed after): a
+// masked load that crosses a cache line is several times slower on Zen 5.
 template <typename D>
-void fillFloatRow(const float* from, int64_t n, int64_t readable, int64_t lo, int64_t rowFloats,
-                  float* row) {
+void fillRow(const typename D::Element* from, int64_t n, int64_t readable, int64_t lo,
+             int64_t rowFloats, float* row) {
   const __m512 zero = _mm512_setzero_ps();
   for (int64_t c = 0; c < lo; c += kLanes) _mm512_mask_storeu_ps(row + c, firstLanes(lo - c), zero);
   constexpr __mmask16 kAll = 0xffff;
@@ -122,19 +122,9 @@ void fillBand(const typename D::Element* src, int64_t srcH, int64_t srcW, int64_
     float* row = buf + b * rowFloats;
     const int64_t sr = firstRow + b;
     const bool inside = sr >= 0 && sr < srcH && hi > lo;
-    if constexpr (std::is_same_v<typename D::Element, float>) {
-      const int64_t at = inside ? sr * srcW + (lo - padW) : 0;
-      fillFloatRow<D>(src + at, inside ? hi - lo : 0, srcH * srcW - at, inside ? lo : rowFloats,
-                      rowFloats, row);
-      continue;
-    }
-    if (!inside) {
-      std::memset(row, 0, static_cast<size_t>(rowFloats) * sizeof(float));
-      continue;
-    }
-    std::memset(row, 0, static_cast<size_t>(lo) * sizeof(float));
-    copyRun<D>(src + sr * srcW + (lo - padW), hi - lo, row + lo);
-    std::memset(row + hi, 0, static_cast<size_t>(rowFloats - hi) * sizeof(float));
+    const int64_t at = inside ? sr * srcW + (lo - padW) : 0;
+    fillRow<D>(src + at, inside ? hi - lo : 0, srcH * srcW - at, inside ? lo : rowFloats, rowFloats,
+               row);
   }
 }
 
@@ -195,34 +185,48 @@ template <int KH, int KW, int NV, typename D>
 // Unit dilation from 64-byte aligned rows: each tap's window is built from
 // two aligned loads by VALIGND instead of loaded across cache lines (every
 // load but one in 16 would cross one; such loads are several times slower
-// on Zen 5). The same products and sums in the same order.
-template <int KH, int KW, int NV, typename D>
-[[gnu::always_inline]] inline void correlateAlignedBlock(const float* const (&rowPtr)[KH],
+// on Zen 5). R output rows at a time (unit H stride and dilation when R >
+// 1): each src row's windows are built once and met by the taps of every
+// output row that reads the src row. The same products and sums in the
+// same order (taps in row-major order) per output.
+template <int KH, int KW, int NV, int R, typename D>
+[[gnu::always_inline]] inline void correlateAlignedBlock(const float* const (&rowPtr)[KH + R - 1],
                                                          const __m512 (&t)[KH * KW], bool hasBias,
-                                                         __m512 bias, typename D::Element* out,
+                                                         __m512 bias,
+                                                         typename D::Element* const (&out)[R],
                                                          int64_t remaining) {
-  __m512 acc[NV];
+  __m512 acc[R][NV];
+#pragma GCC unroll 2
+  for (int o = 0; o < R; ++o)
 #pragma GCC unroll 4
-  for (int v = 0; v < NV; ++v) acc[v] = _mm512_setzero_ps();
-#pragma GCC unroll 5
-  for (int i = 0; i < KH; ++i) {
-    __m512i cur = _mm512_load_si512(rowPtr[i]);
+    for (int v = 0; v < NV; ++v) acc[o][v] = _mm512_setzero_ps();
+#pragma GCC unroll 6
+  for (int q = 0; q < KH + R - 1; ++q) {
+    __m512i cur = _mm512_load_si512(rowPtr[q]);
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
-      const __m512i next = _mm512_load_si512(rowPtr[i] + (v + 1) * kLanes);
-      acc[v] = _mm512_fmadd_ps(_mm512_castsi512_ps(cur), t[i * KW], acc[v]);
+      const __m512i next = _mm512_load_si512(rowPtr[q] + (v + 1) * kLanes);
+      __m512 w[KW];
+      w[0] = _mm512_castsi512_ps(cur);
 #pragma GCC unroll 5
-      for (int k = 1; k < KW; ++k) {
-        const __m512 window = _mm512_castsi512_ps(_mm512_alignr_epi32(next, cur, k));
-        acc[v] = _mm512_fmadd_ps(window, t[i * KW + k], acc[v]);
+      for (int k = 1; k < KW; ++k) w[k] = _mm512_castsi512_ps(_mm512_alignr_epi32(next, cur, k));
+#pragma GCC unroll 2
+      for (int o = 0; o < R; ++o) {
+        const int i = q - o;  // the kernel row with which output row o reads src row q
+        if (i < 0 || i >= KH) continue;
+#pragma GCC unroll 5
+        for (int k = 0; k < KW; ++k) acc[o][v] = _mm512_fmadd_ps(w[k], t[i * KW + k], acc[o][v]);
       }
       cur = next;
     }
   }
+#pragma GCC unroll 2
+  for (int o = 0; o < R; ++o) {
 #pragma GCC unroll 4
-  for (int v = 0; v < NV; ++v) {
-    const __m512 r = hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
-    D::store(out + v * kLanes, firstLanes(remaining - v * kLanes), r);
+    for (int v = 0; v < NV; ++v) {
+      const __m512 r = hasBias ? _mm512_add_ps(acc[o][v], bias) : acc[o][v];
+      D::store(out[o] + v * kLanes, firstLanes(remaining - v * kLanes), r);
+    }
   }
 }
 
@@ -240,21 +244,27 @@ void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const
   const int64_t dstW = g.dstW;
   const int64_t dilH = g.dilH, dilW = kAligned ? 1 : g.dilW;
   const int64_t step = g.rowStride * rowFloats;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* rowPtr[KH];
-#pragma GCC unroll 5
-    for (int i = 0; i < KH; ++i) rowPtr[i] = buf + r * step + i * dilH * rowFloats;
-    typename D::Element* out = dst + r * dstW;
+  // Output rows [r, r + R) from the src rows they read.
+  auto rowsAt = [&](auto count, int64_t r) {
+    constexpr int R = decltype(count)::value;
+    const float* rowPtr[KH + R - 1];
+#pragma GCC unroll 6
+    for (int q = 0; q < KH + R - 1; ++q) rowPtr[q] = buf + r * step + q * dilH * rowFloats;
     int64_t c0 = 0;
     auto block = [&](auto nv) {
       constexpr int NV = decltype(nv)::value;
-      const float* at[KH];
-#pragma GCC unroll 5
-      for (int i = 0; i < KH; ++i) at[i] = rowPtr[i] + c0;
-      if constexpr (kAligned)
-        correlateAlignedBlock<KH, KW, NV, D>(at, t, hasBias, bias, out + c0, dstW - c0);
-      else
-        correlateFixedBlock<KH, KW, NV, D>(at, dilW, t, hasBias, bias, out + c0, dstW - c0);
+      const float* at[KH + R - 1];
+#pragma GCC unroll 6
+      for (int q = 0; q < KH + R - 1; ++q) at[q] = rowPtr[q] + c0;
+      typename D::Element* out[R];
+#pragma GCC unroll 2
+      for (int o = 0; o < R; ++o) out[o] = dst + (r + o) * dstW + c0;
+      if constexpr (kAligned) {
+        correlateAlignedBlock<KH, KW, NV, R, D>(at, t, hasBias, bias, out, dstW - c0);
+      } else {
+        static_assert(R == 1, "unaligned rows one at a time");
+        correlateFixedBlock<KH, KW, NV, D>(at, dilW, t, hasBias, bias, out[0], dstW - c0);
+      }
     };
     for (; c0 + 4 * kLanes <= dstW; c0 += 4 * kLanes) block(std::integral_constant<int, 4>{});
     const int64_t left = dstW - c0;
@@ -267,7 +277,15 @@ void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const
     } else if (left > 0) {
       block(std::integral_constant<int, 1>{});
     }
+  };
+  int64_t r = 0;
+  if constexpr (kAligned) {
+    // Pairs of output rows share their middle src rows (unit H stride and
+    // dilation): a third fewer windows built.
+    if (g.rowStride == 1 && dilH == 1)
+      for (; r + 2 <= rows; r += 2) rowsAt(std::integral_constant<int, 2>{}, r);
   }
+  for (; r < rows; ++r) rowsAt(std::integral_constant<int, 1>{}, r);
 }
 
 // Runs body(buf, r0, rows) for each band of output rows [r0, r0 + rows),
