@@ -466,47 +466,63 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
     fetchedDy = endDy > fetchedDy ? endDy : fetchedDy;
   };
   // A 3x3 kernel on aligned rows: the nine taps in one sweep over the band,
-  // each dy vector loaded once (not once per kernel row) and met by the
-  // three x rows' windows; two partial sums per tap, over even and odd
-  // vectors of a row.
+  // each dy vector loaded once (not once per kernel row) and met by the x
+  // rows' windows; two partial sums per tap, over even and odd output rows
+  // of the band. With unit H stride and dilation, rows go in pairs: the
+  // windows of the two middle x rows are built once for both.
   auto sweep3x3 = [&](const float* buf, int64_t r0, int64_t rows) {
     __m512 a[9][2];
 #pragma GCC unroll 9
     for (int t = 0; t < 9; ++t) a[t][0] = a[t][1] = _mm512_setzero_ps();
     const int64_t vectors = fullVectors + 1;
-    for (int64_t r = 0; r < rows; ++r) {
-      if (j.nextX != nullptr) fetchNext(r0 + r);
-      const float* xr[3];
-#pragma GCC unroll 3
-      for (int i = 0; i < 3; ++i) xr[i] = buf + (r * g.rowStride + i * g.dilH) * rowFloats;
-      const float* dp = nullptr;
-      if constexpr (kConvertDy)
-        dp = dyBuf + r * g.dstW;
-      else
-        dp = dy + (r0 + r) * g.dstW;
-      auto vector = [&](auto parity, int64_t v, __mmask16 m) {
-        constexpr int P = decltype(parity)::value;
-        const __m512 d = _mm512_maskz_loadu_ps(m, dp + v * kLanes);
-#pragma GCC unroll 3
-        for (int i = 0; i < 3; ++i) {
+    // Output rows [r, r + R) (R = 1 or 2; partial sum P + o for row r + o).
+    auto rowsAt = [&](auto count, auto parity, int64_t r) {
+      constexpr int R = decltype(count)::value, P = decltype(parity)::value;
+      const float* xr[R + 2];
+#pragma GCC unroll 4
+      for (int q = 0; q < R + 2; ++q) xr[q] = buf + (r * g.rowStride + q * g.dilH) * rowFloats;
+      const float* dp[R];
+#pragma GCC unroll 2
+      for (int o = 0; o < R; ++o) {
+        if constexpr (kConvertDy)
+          dp[o] = dyBuf + (r + o) * g.dstW;
+        else
+          dp[o] = dy + (r0 + r + o) * g.dstW;
+      }
+      for (int64_t v = 0; v < vectors; ++v) {
+        const __mmask16 m = v < fullVectors ? static_cast<__mmask16>(0xffff) : last;
+        __m512 d[R];
+#pragma GCC unroll 2
+        for (int o = 0; o < R; ++o) d[o] = _mm512_maskz_loadu_ps(m, dp[o] + v * kLanes);
+#pragma GCC unroll 4
+        for (int q = 0; q < R + 2; ++q) {
           __m512 w[3];
-          xWindows<3, true>(xr + i, v * kLanes, w);
+          xWindows<3, true>(xr + q, v * kLanes, w);
+#pragma GCC unroll 2
+          for (int o = 0; o < R; ++o) {
+            const int i = q - o;  // the kernel row with which output row o reads x row q
+            if (i < 0 || i > 2) continue;
 #pragma GCC unroll 3
-          for (int t = 0; t < 3; ++t)
-            a[i * 3 + t][P] = _mm512_mask3_fmadd_ps(w[t], d, a[i * 3 + t][P], m);
+            for (int t = 0; t < 3; ++t)
+              a[i * 3 + t][(P + o) % 2] =
+                  _mm512_mask3_fmadd_ps(w[t], d[o], a[i * 3 + t][(P + o) % 2], m);
+          }
         }
-      };
-      int64_t v = 0;
-      for (; v + 2 < vectors; v += 2) {
-        vector(std::integral_constant<int, 0>{}, v, static_cast<__mmask16>(0xffff));
-        vector(std::integral_constant<int, 1>{}, v + 1, static_cast<__mmask16>(0xffff));
       }
-      if (v + 1 < vectors) {
-        vector(std::integral_constant<int, 0>{}, v, static_cast<__mmask16>(0xffff));
-        vector(std::integral_constant<int, 1>{}, v + 1, last);
-      } else {
-        vector(std::integral_constant<int, 0>{}, v, last);
+    };
+    int64_t r = 0;
+    if (g.rowStride == 1 && g.dilH == 1) {
+      for (; r + 2 <= rows; r += 2) {
+        if (j.nextX != nullptr) fetchNext(r0 + r + 1);
+        rowsAt(std::integral_constant<int, 2>{}, std::integral_constant<int, 0>{}, r);
       }
+    }
+    for (; r < rows; ++r) {
+      if (j.nextX != nullptr) fetchNext(r0 + r);
+      if (r % 2 == 0)
+        rowsAt(std::integral_constant<int, 1>{}, std::integral_constant<int, 0>{}, r);
+      else
+        rowsAt(std::integral_constant<int, 1>{}, std::integral_constant<int, 1>{}, r);
     }
 #pragma GCC unroll 9
     for (int t = 0; t < 9; ++t) {
