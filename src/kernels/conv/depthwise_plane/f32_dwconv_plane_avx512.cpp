@@ -493,7 +493,9 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
         const __mmask16 m = v < fullVectors ? static_cast<__mmask16>(0xffff) : last;
         __m512 d[R];
 #pragma GCC unroll 2
-        for (int o = 0; o < R; ++o) d[o] = _mm512_maskz_loadu_ps(m, dp[o] + v * kLanes);
+        for (int o = 0; o < R; ++o)
+          d[o] = v < fullVectors ? _mm512_loadu_ps(dp[o] + v * kLanes)
+                                 : _mm512_maskz_loadu_ps(last, dp[o] + v * kLanes);
 #pragma GCC unroll 4
         for (int q = 0; q < R + 2; ++q) {
           __m512 w[3];
