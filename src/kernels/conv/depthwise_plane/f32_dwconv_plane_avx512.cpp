@@ -2,9 +2,10 @@
 // row per vector, up to four vectors per register block, each tap one
 // broadcast weight. 3x3 kernels (MobileNet's) keep their nine taps in
 // registers, and at unit dilation along W read 64-byte aligned buffer rows,
-// each window shifted out of two aligned vectors. Only called after a cpuid check. Keep this file
-// free of library templates (type traits aside, which emit no code): anything instantiated here is
-// compiled with AVX-512 and could be picked by the linker for generic callers.
+// each window shifted out of two aligned vectors. Only called after a cpuid
+// check. Keep this file free of library templates (type traits aside, which
+// emit no code): anything instantiated here is compiled with AVX-512 and
+// could be picked by the linker for generic callers.
 
 // GCC 12 reports its own undefined vectors inside the masked intrinsics as
 // uninitialised; the lanes they leave undefined are always masked off.
