@@ -18,6 +18,7 @@
 
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
 #include "kernels/simd/half_words_avx512.h"
@@ -183,6 +184,22 @@ template <int KH, int KW, int NV, typename D>
   }
 }
 
+// Windows k = 0 .. K - 1 of the 32 floats cur:next (elements k to k + 15);
+// VALIGND takes k as an immediate, hence the index pack.
+template <int K>
+[[gnu::always_inline]] inline __m512 shiftedWindow(__m512i next, __m512i cur) {
+  if constexpr (K == 0)
+    return _mm512_castsi512_ps(cur);
+  else
+    return _mm512_castsi512_ps(_mm512_alignr_epi32(next, cur, K));
+}
+template <int... K>
+[[gnu::always_inline]] inline void shiftedWindows(__m512i next, __m512i cur,
+                                                  __m512 (&w)[sizeof...(K)],
+                                                  std::integer_sequence<int, K...>) {
+  ((w[K] = shiftedWindow<K>(next, cur)), ...);
+}
+
 // Unit dilation from 64-byte aligned rows: each tap's window is built from
 // two aligned loads by VALIGND instead of loaded across cache lines (every
 // load but one in 16 would cross one; such loads are several times slower
@@ -208,9 +225,7 @@ template <int KH, int KW, int NV, int R, typename D>
     for (int v = 0; v < NV; ++v) {
       const __m512i next = _mm512_load_si512(rowPtr[q] + (v + 1) * kLanes);
       __m512 w[KW];
-      w[0] = _mm512_castsi512_ps(cur);
-#pragma GCC unroll 5
-      for (int k = 1; k < KW; ++k) w[k] = _mm512_castsi512_ps(_mm512_alignr_epi32(next, cur, k));
+      shiftedWindows(next, cur, w, std::make_integer_sequence<int, KW>{});
 #pragma GCC unroll 2
       for (int o = 0; o < R; ++o) {
         const int i = q - o;  // the kernel row with which output row o reads src row q
@@ -371,9 +386,7 @@ template <int T, bool kAligned>
   if constexpr (kAligned) {
     const __m512i cur = _mm512_load_si512(xs[0] + c);
     const __m512i next = _mm512_load_si512(xs[0] + c + kLanes);
-    w[0] = _mm512_castsi512_ps(cur);
-    if constexpr (T > 1) w[1] = _mm512_castsi512_ps(_mm512_alignr_epi32(next, cur, 1));
-    if constexpr (T > 2) w[2] = _mm512_castsi512_ps(_mm512_alignr_epi32(next, cur, 2));
+    shiftedWindows(next, cur, w, std::make_integer_sequence<int, T>{});
   } else {
 #pragma GCC unroll 3
     for (int t = 0; t < T; ++t) w[t] = _mm512_loadu_ps(xs[t] + c);
