@@ -66,32 +66,14 @@ struct F16Data {
   static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeF16(p, m, v); }
 };
 
-// Copies n source values into fp32.
-template <typename D>
-void copyRun(const typename D::Element* src, int64_t n, float* dst) {
-  if constexpr (std::is_same_v<D, F32Data>) {
-    std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float));
-  } else {
-    // Whole vectors unmasked: a masked load that crosses a cache line (every
-    // other one of a 56-float row) is several times slower on Zen 5. MNv2 dw
-    // 3x3 144ch 56x56 batch 32 HF32 forward, 1 thread, interleaved runs:
-    // 15.5-19.3 -> 10.0-11.9 ms (fp32's memcpy copy: 10.5-11.2).
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
-      _mm512_storeu_ps(dst + i, D::load(src + i, static_cast<__mmask16>(0xffff)));
-    if (i < n) {
-      const __mmask16 m = firstLanes(n - i);
-      _mm512_mask_storeu_ps(dst + i, m, D::load(src + i, m));
-    }
-  }
-}
-
 // One buffer row, inline: zeros in [0, lo), n src values from `from` as
 // fp32, zeros in [lo + n, rowFloats). Three library calls per row (zeros,
 // copy, zeros) were a quarter of a 56x56 plane's time. Whole vectors are
 // read while `readable` (elements from `from` to the plane's end) allows
 // and written while the row does (the lanes past n are zeroed after): a
-// masked load that crosses a cache line is several times slower on Zen 5.
+// masked load that crosses a cache line is several times slower on Zen 5
+// (MNv2 dw 3x3 144ch 56x56 batch 32 HF32 forward, 1 thread, when band rows
+// were converted with masked loads: 15.5-19.3 -> 10.0-11.9 ms).
 template <typename D>
 void fillRow(const typename D::Element* from, int64_t n, int64_t readable, int64_t lo,
              int64_t rowFloats, float* row) {
@@ -319,18 +301,23 @@ void forEachBand(const PlaneGeometry& g, const typename D::Element* src, int64_t
   }
 }
 
+// The pitch of 64-byte aligned band rows for windows shifted out of aligned
+// vectors at unit W dilation: whole vectors up to one past a row's last
+// output vector. 0 when the band could not hold one output row's source
+// rows at that pitch (the caller keeps the unaligned rows).
+int64_t alignedRowFloats(const PlaneGeometry& g) {
+  const int64_t pitch = (g.dstW + kLanes - 1) / kLanes * kLanes + kLanes;
+  return pitch * bandSrcRows(1, g.rowStride, g.kh, g.dilH) <= kBandFloats ? pitch : 0;
+}
+
 template <typename D>
 void correlate(const PlaneCorrelation& j, const typename D::Element* src,
                typename D::Element* dst) {
   const PlaneGeometry& g = j.g;
   const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
   if (g.kh == 3 && g.kw == 3) {
-    // Rows 64-byte aligned for the unit-dilation block (whole vectors up to
-    // one past the row's last output vector), where the band still holds
-    // one output row's source rows.
-    const int64_t alignedPitch = (g.dstW + kLanes - 1) / kLanes * kLanes + kLanes;
-    const bool aligned =
-        g.dilW == 1 && alignedPitch * bandSrcRows(1, g.rowStride, g.kh, g.dilH) <= kBandFloats;
+    const int64_t alignedPitch = g.dilW == 1 ? alignedRowFloats(g) : 0;
+    const bool aligned = alignedPitch > 0;
     const int64_t pitch = aligned ? alignedPitch : rowFloats;
     auto fixed = [&](const float* buf, int64_t r0, int64_t rows) {
       if (aligned)
@@ -370,13 +357,6 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
   forEachBand<D>(g, src, rowFloats, rowsOfBand);
 }
 
-// One row's contribution to T taps: a[t][v % 4] += x_t[16 v ..] * dy[16 v ..]
-// for the row's vectors v in order, the last one masked (lanes past the row
-// stay out of the sum: x there may be inf). Four partial sums per tap, one
-// per vector of a 64-column block, so that the adds do not wait on one
-// another; T = 2 or 3 run taps side by side, sharing each dy load, for
-// more chains (each tap's sums are the same whatever T).
-// Always inlined: through a call the accumulators would live in memory.
 // The T taps' x vectors at column c: loaded from each tap's pointer, or
 // (kAligned: taps one column apart, xs[0] 64-byte aligned, whole vectors up
 // to one past the last) shifted out of two aligned loads by VALIGND, as
@@ -403,6 +383,13 @@ template <int T, bool kAligned, int kLast>
   for (int t = 0; t < T; ++t) a[t][kLast] = _mm512_mask3_fmadd_ps(w[t], d, a[t][kLast], last);
 }
 
+// One row's contribution to T taps: a[t][v % 4] += x_t[16 v ..] * dy[16 v ..]
+// for the row's vectors v in order, the last one masked (lanes past the row
+// stay out of the sum: x there may be inf). Four partial sums per tap, one
+// per vector of a 64-column block, so that the adds do not wait on one
+// another; T = 2 or 3 run taps side by side, sharing each dy load, for
+// more chains (each tap's sums are the same whatever T).
+// Always inlined: through a call the accumulators would live in memory.
 template <int T, bool kAligned>
 [[gnu::always_inline]] inline void addRow(const float* const* xs, const float* dp,
                                           int64_t fullVectors, __mmask16 last, __m512 (&a)[T][4]) {
@@ -449,11 +436,9 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
                 const typename D::Element* dy) {
   const PlaneGeometry g = j.g;
   // A kernel three taps wide (one run of taps per kernel row) at unit
-  // dilation reads its x windows from 64-byte aligned rows (xWindows), where
-  // the band still holds one output row's source rows.
-  const int64_t alignedPitch = (g.dstW + kLanes - 1) / kLanes * kLanes + kLanes;
-  const bool aligned = g.kw == 3 && g.dilW == 1 &&
-                       alignedPitch * bandSrcRows(1, g.rowStride, g.kh, g.dilH) <= kBandFloats;
+  // dilation reads its x windows from aligned rows (xWindows).
+  const int64_t alignedPitch = g.kw == 3 && g.dilW == 1 ? alignedRowFloats(g) : 0;
+  const bool aligned = alignedPitch > 0;
   const int64_t rowFloats = aligned ? alignedPitch : bandRowFloats(g.dstW, g.kw, g.dilW);
   const int64_t fullVectors = (g.dstW + kLanes - 1) / kLanes - 1;
   const __mmask16 last = firstLanes(g.dstW - fullVectors * kLanes);
@@ -580,7 +565,10 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
     }
   };
   auto tapsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
-    if constexpr (kConvertDy) copyRun<D>(dy + r0 * g.dstW, rows * g.dstW, dyBuf);
+    if constexpr (kConvertDy) {
+      const int64_t count = rows * g.dstW;  // the band's dy rows, as one row
+      fillRow<D>(dy + r0 * g.dstW, count, count, 0, count, dyBuf);
+    }
     if (aligned && g.kh == 3) return sweep3x3(buf, r0, rows);
     for (int64_t i = 0; i < g.kh; ++i) {
       int64_t k = 0;
