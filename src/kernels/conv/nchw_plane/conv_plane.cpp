@@ -338,23 +338,38 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
   const int64_t span = roundedSpan(m, perItem);
   // Tiles per item, at least: the next item's lines are shared among them.
   const int64_t tiles = (dstChannels + 7) / 8 * ((perItem + 5) / 6);
-  // Several dst channel groups: the first rounds as it reads, keeping the
-  // rounded src in the slot for the others, so that no pass but the
-  // correlation's reads the src from memory (RN50 1x1 256->64 HF32 forward,
-  // 1 thread: 10.2 ms with the rounding pass first, 8.6 so, cubeMathType 0
-  // 8.3-8.6). One group (small groups) would round every element once per
-  // tap as it reads: the rounding pass first (ResNeXt g32: 3.1 against 3.7)
-  // on one thread.
-  const bool keepRounded = dstChannels > 8;
-  // On more, the rounding pass is a burst of memory reads that the FMAs do not
-  // hide, which threads sharing the memory bandwidth each take longer for:
+  // Several dst channel groups of a 1x1 layer: the first rounds as it
+  // reads, keeping the rounded src in the slot for the others, so that no
+  // pass but the correlation's reads the src from memory (RN50 1x1 256->64
+  // HF32 forward, 1 thread: 10.2 ms with the rounding pass first, 8.6 so,
+  // cubeMathType 0 8.3-8.6). With more taps the first group would round and
+  // store every element once per tap, and its tiles took 2.2x the others'
+  // time: the rounding pass first (RN50 3x3 64ch 56x56 batch 8 HF32
+  // forward, medians of 5: 1 thread 10.24 -> 9.38 ms, 2 threads 6.81 ->
+  // 6.06, cubeMathType 0 9.87 / 6.15). One group (small groups) would round
+  // every element once per tap as it reads: the rounding pass first
+  // (ResNeXt g32: 3.1 against 3.7) on one thread.
+  const bool keepRounded = dstChannels > 8 && m.kh * m.kw == 1;
+  // On more threads, a small group's rounding pass is a burst of memory
+  // reads that its short items' FMAs do not hide, which threads sharing the
+  // memory bandwidth each take longer for:
   // ResNeXt g32 3x3 256ch 28x28 batch 16 HF32 forward, pass bench, medians
   // of 7: 2 threads 3.05 ms so, 2.24 rounded as read (fp32 1.97); 1 thread
   // 3.39 so, 4.76 rounded as read. Either way the same rounded values.
   // 3D layers round as they read (a slot would have to hold every depth
   // tap's planes); selection leaves them to the blocked passes, whose
   // staging rounds (denseCorrelation), so this only keeps a direct call right.
-  const bool roundAsRead = (!keepRounded && computeThreadCount() > 1) || hasDepth(s);
+  const bool roundAsRead = (dstChannels <= 8 && computeThreadCount() > 1) || hasDepth(s);
+  // The next item's lines are fetched into L2 while an item computes: after
+  // the rounding pass, which reads them in a burst, and for dense 2D layers
+  // read where they lie, whose items' few lines per plane the hardware
+  // prefetcher does not follow from plane to plane (RN50 3x3 64ch 56x56
+  // batch 8 forward, medians of 5: 1 thread 9.73 -> 9.23 ms, 2 threads 4.83
+  // -> 4.65; dilated 3x3 d2 64ch 2 threads 5.04 -> 4.86). Not for 1D layers
+  // (1D k5 64->128 L2048: 7.53 -> 7.64) or small groups (ResNeXt g32:
+  // 1.51 -> 1.60), whose items' lines it already follows or that run too
+  // briefly.
+  const bool fetchInPlace = dstChannels > 8 && m.srcH > 1;
   auto runItem = [&](int64_t item, float* slot, bool hasNext) {
     GroupCorrelation j = jobOf(item);
     if (slots && !slot) {
@@ -366,9 +381,9 @@ bool forEachCorrelationItem(const ConvShape& s, bool dataGradient, Elements kind
       j.keep = slot;
       j.keepStride = span;
       j.keepOrigin = lo;
-    } else if (slot) {
-      roundSource(&j, slot, span);
-      if (hasNext) {
+    } else {
+      if (slot) roundSource(&j, slot, span);
+      if (hasNext && (slot || fetchInPlace)) {
         const GroupCorrelation next = jobOf(item + 1);
         int64_t lo = 0, hi = 0;
         correlationSourceRange(next, &lo, &hi);
