@@ -33,6 +33,7 @@
 #include "kernels/conv/conv_registry.h"
 #include "kernels/conv/scratch_slots.h"
 #include "kernels/convert/convert.h"
+#include "kernels/convert/scalar_convert_inl.h"
 #include "kernels/cpu/cpu_info.h"
 #include "kernels_conv/conv_test_support.h"
 
@@ -683,6 +684,70 @@ TEST_P(ConvAlgorithmEntry, BiasInTheStoreStepEqualsBiasAddedAfter) {
               algorithm.runWithBias ? "added in its store step" : "added by a pass after it");
 }
 
+// The words runs (the caller's bf16 or half tensors, read where they lie)
+// give the fp32 run's bits on the same values: products of 16-bit values
+// are exact in fp32, and each forward or data-gradient result is rounded to
+// the words once. On the edge shapes, whose rows take whole vectors and
+// partial ones.
+TEST_P(ConvAlgorithmEntry, WordsRunsEqualFp32RunsOnTheSameValues) {
+  const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
+  const bool weightPass = algorithm.pass == ConvPass::BackwardWeight;
+  if (!algorithm.acceptsWords ||
+      !(weightPass ? algorithm.runWeightWords != nullptr : algorithm.runWords != nullptr))
+    GTEST_SKIP() << algorithm.name << " has no words run";
+  if (algorithm.minimumIsa > detectedIsa()) {
+    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
+                 << ", this CPU has " << isaName(detectedIsa());
+  }
+  Restore restore;
+  setComputeThreadCount(2);
+  std::mt19937 rng(0x3d0000u + static_cast<uint32_t>(GetParam()));
+  int checked = 0;
+  for (const ConvShape& edge : edgeShapes()) {
+    for (ElementType io : {ElementType::BF16, ElementType::F16}) {
+      const bool bf16 = io == ElementType::BF16;
+      ConvShape values = edge;  // the fp32 run on the same values
+      values.operands = bf16 ? OperandValues::BF16 : OperandValues::F16;
+      ConvShape words = values;
+      words.io = io;
+      if (!algorithm.accepts(values) || !algorithm.acceptsWords(words)) continue;
+      ++checked;
+      const PassOperands op = makeOperands(algorithm.pass, values, rng);
+      auto toWords = [&](const std::vector<float>& v) {
+        std::vector<uint16_t> w;
+        for (float e : v)
+          w.push_back(bf16 ? detail::floatToBf16Inline(e) : detail::floatToHalfInline(e));
+        return w;
+      };
+      std::vector<float> expected = poisoned(op.outputCount);
+      Scratch scratch(algorithm.scratchBytes(words));
+      algorithm.run(values, op.a.data(), op.b.data(), expected.data(), scratch.get());
+      const std::vector<uint16_t> a = toWords(op.a);
+      const std::string label = entryLabel(algorithm.name, words);
+      if (weightPass) {
+        const std::vector<uint16_t> b = toWords(op.b);
+        std::vector<float> dw = poisoned(op.outputCount);
+        ASSERT_TRUE(algorithm.runWeightWords(words, a.data(), b.data(), dw.data(), scratch.get()))
+            << label;
+        for (int64_t i = 0; i < op.outputCount; ++i)
+          ASSERT_EQ(std::memcmp(&dw[i], &expected[i], sizeof(float)), 0)
+              << label << ": dw element " << i << " got " << dw[i] << ", expected " << expected[i];
+      } else {
+        std::vector<uint16_t> out(static_cast<size_t>(op.outputCount), 0xffff);
+        ASSERT_TRUE(
+            algorithm.runWords(words, a.data(), op.b.data(), nullptr, out.data(), scratch.get()))
+            << label;
+        const std::vector<uint16_t> want = toWords(expected);
+        for (int64_t i = 0; i < op.outputCount; ++i)
+          ASSERT_EQ(out[i], want[i])
+              << label << ": element " << i << " (" << coordinates(algorithm.pass, words, i) << ")";
+      }
+      ASSERT_TRUE(scratch.guardsIntact()) << label;
+    }
+  }
+  std::printf("[ words    ] %-36s %2d edge shapes x word types checked\n", algorithm.name, checked);
+}
+
 // Raw fp32 inputs that an entry rounds to HF32 as it reads them
 // (ConvShape::inputRounding) give the bits of the same entry on copies
 // rounded first, the copies the operator layer makes for the other entries.
@@ -729,6 +794,9 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
       edgeShape(1, 12, 20, 1, unit, {9, 3, 1, 0, 1, 0}, {48, 3, 1, 0, 1, 0}),
       edgeShape(2, 16, 16, 4, unit, {30, 3, 1, 2, 2, 0}, {30, 3, 1, 2, 2, 0}),
       edgeShape(1, 24, 10, 1, unit, unit, {300, 5, 1, 2, 1, 0}),
+      // A depthwise 3x3 plane of whole vectors and a partial one (the
+      // weight gradient rounds dy as its sweep loads each vector).
+      edgeShape(1, 3, 3, 3, unit, {6, 3, 1, 1, 1, 0}, {40, 3, 1, 1, 1, 0}),
   };
   int accepted = 0, attempts = 0, levelsRun = 0;
   for (; attempts < kMaxAttempts && accepted < 30; ++attempts) {
