@@ -15,6 +15,7 @@
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
@@ -720,7 +721,8 @@ TEST_P(ConvAlgorithmEntry, WordsRunsEqualFp32RunsOnTheSameValues) {
         return w;
       };
       std::vector<float> expected = poisoned(op.outputCount);
-      Scratch scratch(algorithm.scratchBytes(words));
+      // One scratch for both runs: the larger of their sizes.
+      Scratch scratch(std::max(algorithm.scratchBytes(words), algorithm.scratchBytes(values)));
       algorithm.run(values, op.a.data(), op.b.data(), expected.data(), scratch.get());
       const std::vector<uint16_t> a = toWords(op.a);
       const std::string label = entryLabel(algorithm.name, words);
