@@ -436,12 +436,16 @@ struct Coverage {
 
 class ConvAlgorithmEntry : public ::testing::TestWithParam<int> {};
 
+// Why `algorithm` cannot run on this CPU (the skip message), or empty.
+std::string missingIsa(const ConvAlgorithm& algorithm) {
+  if (algorithm.minimumIsa <= detectedIsa()) return {};
+  return std::string(algorithm.name) + " needs " + isaName(algorithm.minimumIsa) +
+         ", this CPU has " + isaName(detectedIsa());
+}
+
 TEST_P(ConvAlgorithmEntry, MatchesReferenceOnAcceptedShapes) {
   const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
-  if (algorithm.minimumIsa > detectedIsa()) {
-    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
-                 << ", this CPU has " << isaName(detectedIsa());
-  }
+  if (const std::string why = missingIsa(algorithm); !why.empty()) GTEST_SKIP() << why;
   Restore restore;
   const int64_t wanted = environmentNumber("ACLNN_CPU_TEST_SHAPES", kShapesPerEntry);
   const uint32_t seed = static_cast<uint32_t>(environmentNumber("ACLNN_CPU_TEST_SEED", 0x5eed0000));
@@ -612,10 +616,7 @@ std::vector<ConvShape> edgeShapes() {
 
 TEST_P(ConvAlgorithmEntry, MatchesReferenceOnEdgeShapes) {
   const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
-  if (algorithm.minimumIsa > detectedIsa()) {
-    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
-                 << ", this CPU has " << isaName(detectedIsa());
-  }
+  if (const std::string why = missingIsa(algorithm); !why.empty()) GTEST_SKIP() << why;
   Restore restore;
   std::mt19937 rng(4242 + GetParam());
   const int threads[3] = {1, 2, 3};
@@ -650,10 +651,7 @@ TEST_P(ConvAlgorithmEntry, MatchesReferenceOnEdgeShapes) {
 TEST_P(ConvAlgorithmEntry, BiasInTheStoreStepEqualsBiasAddedAfter) {
   const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
   if (algorithm.pass == ConvPass::BackwardWeight) GTEST_SKIP() << "no bias in a weight gradient";
-  if (algorithm.minimumIsa > detectedIsa()) {
-    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
-                 << ", this CPU has " << isaName(detectedIsa());
-  }
+  if (const std::string why = missingIsa(algorithm); !why.empty()) GTEST_SKIP() << why;
   Restore restore;
   setComputeThreadCount(2);
   ShapeGenerator shapes(0xb1a50000u + static_cast<uint32_t>(GetParam()));
@@ -696,10 +694,7 @@ TEST_P(ConvAlgorithmEntry, WordsRunsEqualFp32RunsOnTheSameValues) {
   if (!algorithm.acceptsWords ||
       !(weightPass ? algorithm.runWeightWords != nullptr : algorithm.runWords != nullptr))
     GTEST_SKIP() << algorithm.name << " has no words run";
-  if (algorithm.minimumIsa > detectedIsa()) {
-    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
-                 << ", this CPU has " << isaName(detectedIsa());
-  }
+  if (const std::string why = missingIsa(algorithm); !why.empty()) GTEST_SKIP() << why;
   Restore restore;
   setComputeThreadCount(2);
   std::mt19937 rng(0x3d0000u + static_cast<uint32_t>(GetParam()));
@@ -759,10 +754,7 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
   const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
   if (!algorithm.roundsHf32Inputs)
     GTEST_SKIP() << algorithm.name << " reads operand values only (the caller rounds copies)";
-  if (algorithm.minimumIsa > detectedIsa()) {
-    GTEST_SKIP() << algorithm.name << " needs " << isaName(algorithm.minimumIsa)
-                 << ", this CPU has " << isaName(detectedIsa());
-  }
+  if (const std::string why = missingIsa(algorithm); !why.empty()) GTEST_SKIP() << why;
   Restore restore;
   setComputeThreadCount(2);
   ShapeGenerator shapes(0x4f320000u + static_cast<uint32_t>(GetParam()));

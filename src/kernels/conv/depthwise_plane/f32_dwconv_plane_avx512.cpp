@@ -38,8 +38,9 @@ int64_t bandRows(int64_t rowFloats, int64_t rowStride, int64_t kh, int64_t dilH,
 }
 
 // The element kinds of the planes: fp32, or the caller's bf16 or half
-// words. load: 16 values as fp32 (lanes off `m` 0); store: the lanes of `m`,
-// rounded to the kind once (nearest even).
+// words. load: 16 values as fp32 (lanes off `m` 0); loadWhole: all 16, an
+// unmasked load; store: the lanes of `m`, rounded to the kind once (nearest
+// even).
 struct F32Data {
   using Element = float;
   static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
@@ -88,12 +89,11 @@ void fillRow(const typename D::Element* from, int64_t n, int64_t readable, int64
              int64_t rowFloats, float* row) {
   const __m512 zero = _mm512_setzero_ps();
   for (int64_t c = 0; c < lo; c += kLanes) _mm512_mask_storeu_ps(row + c, firstLanes(lo - c), zero);
-  constexpr __mmask16 kAll = 0xffff;
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) _mm512_storeu_ps(row + lo + i, D::load(from + i, kAll));
+  for (; i + kLanes <= n; i += kLanes) _mm512_storeu_ps(row + lo + i, D::loadWhole(from + i));
   if (i < n) {
     if (i + kLanes <= readable && lo + i + kLanes <= rowFloats) {
-      _mm512_storeu_ps(row + lo + i, D::load(from + i, kAll));
+      _mm512_storeu_ps(row + lo + i, D::loadWhole(from + i));
     } else {
       const __mmask16 m = firstLanes(n - i);
       _mm512_mask_storeu_ps(row + lo + i, m, D::load(from + i, m));
@@ -121,6 +121,18 @@ void fillBand(const typename D::Element* src, int64_t srcH, int64_t srcW, int64_
   }
 }
 
+// A block's NV result vectors into the row at `out` (its `remaining`
+// outputs from there): each + bias when hasBias, rounded to D once.
+template <int NV, typename D>
+[[gnu::always_inline]] inline void storeBlock(const __m512 (&acc)[NV], bool hasBias, __m512 bias,
+                                              typename D::Element* out, int64_t remaining) {
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) {
+    const __m512 r = hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
+    D::store(out + v * kLanes, firstLanes(remaining - v * kLanes), r);
+  }
+}
+
 template <int NV, typename D>
 void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation& j,
                     typename D::Element* out, int64_t remaining) {
@@ -137,12 +149,7 @@ void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation
         acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(p + v * kLanes), t, acc[v]);
     }
   }
-  const __m512 bias = _mm512_set1_ps(j.bias);
-#pragma GCC unroll 4
-  for (int v = 0; v < NV; ++v) {
-    const __m512 r = j.hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
-    D::store(out + v * kLanes, firstLanes(remaining - v * kLanes), r);
-  }
+  storeBlock<NV, D>(acc, j.hasBias, _mm512_set1_ps(j.bias), out, remaining);
 }
 
 // The same block for a KH x KW kernel whose taps sit in registers for the
@@ -168,11 +175,7 @@ template <int KH, int KW, int NV, typename D>
         acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(p + v * kLanes), t[i * KW + k], acc[v]);
     }
   }
-#pragma GCC unroll 4
-  for (int v = 0; v < NV; ++v) {
-    const __m512 r = hasBias ? _mm512_add_ps(acc[v], bias) : acc[v];
-    D::store(out + v * kLanes, firstLanes(remaining - v * kLanes), r);
-  }
+  storeBlock<NV, D>(acc, hasBias, bias, out, remaining);
 }
 
 // Windows k = 0 .. K - 1 of the 32 floats cur:next (elements k to k + 15);
@@ -228,13 +231,7 @@ template <int KH, int KW, int NV, int R, typename D>
     }
   }
 #pragma GCC unroll 2
-  for (int o = 0; o < R; ++o) {
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) {
-      const __m512 r = hasBias ? _mm512_add_ps(acc[o][v], bias) : acc[o][v];
-      D::store(out[o] + v * kLanes, firstLanes(remaining - v * kLanes), r);
-    }
-  }
+  for (int o = 0; o < R; ++o) storeBlock<NV, D>(acc[o], hasBias, bias, out[o], remaining);
 }
 
 // The rows of a band for a KH x KW kernel; kAligned: unit dilation along W
