@@ -745,6 +745,94 @@ TEST_P(ConvAlgorithmEntry, WordsRunsEqualFp32RunsOnTheSameValues) {
   std::printf("[ words    ] %-36s %2d edge shapes x word types checked\n", algorithm.name, checked);
 }
 
+// An entry that also sums dy per channel (gradBias in its weight pass)
+// gives channelSums' bits for the sums and its plain run's bits for dw: on
+// fp32 values, on raw values it rounds to HF32 as it reads them (the sums
+// are of the raw values), and on bf16 and half words. Besides the edge
+// shapes, runs of channels that are not whole groups of 8 over 3 images
+// with planes that are not whole 16-lane vectors (each plane starts at
+// another lane).
+TEST_P(ConvAlgorithmEntry, SummingDyGivesChannelSumsAndTheSameDw) {
+  const ConvAlgorithm& algorithm = convAlgorithmAt(GetParam());
+  if (!algorithm.runSummingDy) GTEST_SKIP() << algorithm.name << " does not sum dy";
+  ASSERT_NE(algorithm.runWeightWordsSummingDy, nullptr) << "both summing runs or neither";
+  if (const std::string why = missingIsa(algorithm); !why.empty()) GTEST_SKIP() << why;
+  Restore restore;
+  setComputeThreadCount(2);
+  std::mt19937 rng(0x5d0000u + static_cast<uint32_t>(GetParam()));
+  const DimSpec unit{1, 1, 1, 0, 1, 0};
+  std::vector<ConvShape> shapes = edgeShapes();
+  shapes.push_back(edgeShape(3, 13, 13, 13, unit, {5, 3, 1, 1, 1, 0}, {7, 3, 1, 1, 1, 0}));
+  shapes.push_back(edgeShape(3, 20, 20, 20, unit, {4, 3, 2, 1, 1, 0}, {45, 3, 1, 1, 1, 0}));
+  enum Variant { kFp32, kRawHf32, kBf16, kHalf };
+  int checked = 0;
+  for (const ConvShape& edge : shapes) {
+    for (Variant variant : {kFp32, kRawHf32, kBf16, kHalf}) {
+      ConvShape s = edge;
+      if (variant == kRawHf32) s.inputRounding = Rounding::HF32;
+      if (variant == kBf16 || variant == kHalf) {
+        s.operands = variant == kBf16 ? OperandValues::BF16 : OperandValues::F16;
+        s.io = variant == kBf16 ? ElementType::BF16 : ElementType::F16;
+      }
+      const bool words = s.io != ElementType::F32;
+      if (!algorithm.accepts(s) || (words && !algorithm.acceptsWords(s))) continue;
+      if (variant == kRawHf32 && !algorithm.roundsHf32Inputs) continue;
+      ++checked;
+      const std::string label =
+          entryLabel(algorithm.name, s) + " variant " + std::to_string(static_cast<int>(variant));
+      PassOperands op = makeOperands(ConvPass::BackwardWeight, s, rng);
+      // Magnitudes 2^-20..2^40 (in the words' range), so that any other
+      // order of the additions changes the sums' bits.
+      for (float& e : op.b) {
+        e = std::ldexp(e, static_cast<int>(rng() % 61) - 20);
+        if (variant == kBf16) e = roundFloat(e, Rounding::BF16);
+        if (variant == kHalf) e = roundFloat(std::ldexp(e, -26), Rounding::F16);
+      }
+      std::vector<uint16_t> xWords, dyWords;
+      for (float e : op.a)
+        xWords.push_back(variant == kBf16 ? detail::floatToBf16Inline(e)
+                                          : detail::floatToHalfInline(e));
+      for (float e : op.b)
+        dyWords.push_back(variant == kBf16 ? detail::floatToBf16Inline(e)
+                                           : detail::floatToHalfInline(e));
+      View5 dyView;
+      dyView.type = s.io;
+      dyView.data = words ? static_cast<void*>(dyWords.data()) : static_cast<void*>(op.b.data());
+      const int64_t extent[5] = {s.batch, s.outChannels, s.out[0], s.out[1], s.out[2]};
+      int64_t stride = 1;
+      for (int k = 4; k >= 0; --k) {
+        dyView.shape[k] = extent[k];
+        dyView.strides[k] = stride;
+        stride *= extent[k];
+      }
+      std::vector<double> want(static_cast<size_t>(s.outChannels), -1.0);
+      channelSums(dyView, want.data());
+      Scratch scratch(algorithm.scratchBytes(s));
+      std::vector<float> plain = poisoned(op.outputCount), dw = poisoned(op.outputCount);
+      std::vector<double> sums(static_cast<size_t>(s.outChannels), -1.0);
+      if (words) {
+        ASSERT_TRUE(
+            algorithm.runWeightWords(s, xWords.data(), dyWords.data(), plain.data(), scratch.get()))
+            << label;
+        ASSERT_TRUE(algorithm.runWeightWordsSummingDy(s, xWords.data(), dyWords.data(), dw.data(),
+                                                      sums.data(), scratch.get()))
+            << label;
+      } else {
+        algorithm.run(s, op.a.data(), op.b.data(), plain.data(), scratch.get());
+        algorithm.runSummingDy(s, op.a.data(), op.b.data(), dw.data(), sums.data(), scratch.get());
+      }
+      for (int64_t i = 0; i < op.outputCount; ++i)
+        ASSERT_EQ(std::memcmp(&dw[i], &plain[i], sizeof(float)), 0) << label << ": dw " << i;
+      for (int64_t c = 0; c < s.outChannels; ++c)
+        ASSERT_EQ(std::memcmp(&sums[c], &want[c], sizeof(double)), 0)
+            << label << ": channel " << c << " sum " << sums[c] << ", channelSums " << want[c];
+      ASSERT_TRUE(scratch.guardsIntact()) << label;
+    }
+  }
+  EXPECT_GT(checked, 0) << algorithm.name << " accepted none of the shapes";
+  std::printf("[ sums dy  ] %-36s %2d shapes x variants checked\n", algorithm.name, checked);
+}
+
 // Raw fp32 inputs that an entry rounds to HF32 as it reads them
 // (ConvShape::inputRounding) give the bits of the same entry on copies
 // rounded first, the copies the operator layer makes for the other entries.
@@ -977,13 +1065,17 @@ void backwardDataNoBias(const ConvShape& s, const float* dy, const float* w, flo
                         void* scratch) {
   convBackwardData(s, dy, w, dx, scratch);
 }
+void backwardWeightNoSums(const ConvShape& s, const float* x, const float* dy, float* dw,
+                          void* scratch) {
+  convBackwardWeight(s, x, dy, dw, scratch);
+}
 
 const PublicPass kPublicPasses[] = {
     {ConvPass::Forward, forwardScratchBytes, forwardAlgorithmName, forwardNoBias},
     {ConvPass::BackwardData, backwardDataScratchBytes, backwardDataAlgorithmName,
      backwardDataNoBias},
     {ConvPass::BackwardWeight, backwardWeightScratchBytes, backwardWeightAlgorithmName,
-     convBackwardWeight},
+     backwardWeightNoSums},
 };
 
 class ConvPassesUnderIsa : public ::testing::TestWithParam<Isa> {};

@@ -550,6 +550,69 @@ TEST(ConvertSimd, ChannelSumsKeepEveryLanesAdditionOrder) {
   }
 }
 
+// addChannelRuns is channelSums' arithmetic for passes that read the
+// channels themselves: fed each image's planes of several channels at once,
+// in pieces that start at any lane (the vector loop's masked head and tail,
+// groups of 4 planes and single ones), it gives channelSums' bits on every
+// ISA for every element type.
+TEST(ConvertSimd, AddChannelRunsGivesChannelSumsBits) {
+  uint32_t state = 4242u;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  const int64_t n = 3, ch = 9;
+  for (int64_t plane : {1, 7, 16, 35, 100}) {
+    for (ElementType type : kTypes) {
+      std::vector<uint32_t> words(static_cast<size_t>(n * ch * plane));
+      for (uint32_t& word : words) {
+        const uint32_t r = next();
+        float value = std::ldexp(1.0f + static_cast<float>(r & 0xffff) / 65536.0f,
+                                 static_cast<int>((r >> 16) % 37) - 20);
+        if (r & 0x8000u) value = -value;
+        word = encode(value, type);
+      }
+      std::vector<unsigned char> storage = pack(words, type);
+      View5 view;
+      view.type = type;
+      view.data = storage.data();
+      const int64_t extent[5] = {n, ch, 1, 1, plane};
+      for (int k = 4, stride = 1; k >= 0; --k) {
+        view.shape[k] = extent[k];
+        view.strides[k] = stride;
+        stride *= static_cast<int>(extent[k]);
+      }
+      std::vector<double> want(static_cast<size_t>(ch));
+      channelSums(view, want.data());
+      const int64_t bytes = type == ElementType::F32 ? 4 : 2;
+      for (Isa isa : supportedIsas()) {
+        ForcedIsa forced(isa);
+        ASSERT_TRUE(forced.ok());
+        std::vector<double> lanes(static_cast<size_t>(ch * kChannelSumLanes), 0.0);
+        for (int64_t image = 0; image < n; ++image) {
+          // Channels 0-4 in one call, 5-8 in another; each plane in pieces
+          // of 13 elements (then the rest), so pieces start at any lane.
+          for (int64_t c0 : {int64_t{0}, int64_t{5}}) {
+            const int planes = c0 == 0 ? 5 : 4;
+            for (int64_t start = 0; start < plane; start += 13) {
+              const int64_t length = std::min<int64_t>(13, plane - start);
+              addChannelRuns(type, storage.data() + ((image * ch + c0) * plane + start) * bytes,
+                             plane, planes, length, image * plane + start,
+                             lanes.data() + c0 * kChannelSumLanes);
+            }
+          }
+        }
+        for (int64_t c = 0; c < ch; ++c) {
+          const double got = channelLaneTotal(lanes.data() + c * kChannelSumLanes);
+          EXPECT_EQ(std::memcmp(&got, &want[static_cast<size_t>(c)], sizeof got), 0)
+              << "isa " << isaName(isa) << " type " << int(type) << " plane " << plane
+              << " channel " << c << ": " << got << " vs " << want[static_cast<size_t>(c)];
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kernels
 }  // namespace aclcpu

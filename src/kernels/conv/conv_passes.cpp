@@ -171,10 +171,19 @@ bool convBackwardDataAllWords(const ConvShape& shape, const uint16_t* dy, const 
   return runAllWordsPass(ConvPass::BackwardData, shape, dy, w, dx, scratch, bias);
 }
 bool convBackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
-                             float* dw, void* scratch) {
+                             float* dw, void* scratch, double* dySums) {
   if (!takesWords(ConvPass::BackwardWeight, shape)) return false;
-  return selectConvAlgorithm(ConvPass::BackwardWeight, shape, activeIsa())
-      .runWeightWords(shape, x, dy, dw, scratch);
+  const ConvAlgorithm& algorithm =
+      selectConvAlgorithm(ConvPass::BackwardWeight, shape, activeIsa());
+  if (dySums) return algorithm.runWeightWordsSummingDy(shape, x, dy, dw, dySums, scratch);
+  return algorithm.runWeightWords(shape, x, dy, dw, scratch);
+}
+
+bool backwardWeightSumsDy(const ConvShape& shape) {
+  if (workOf(ConvPass::BackwardWeight, shape) != Work::Compute) return false;
+  const ConvAlgorithm& algorithm =
+      selectConvAlgorithm(ConvPass::BackwardWeight, shape, activeIsa());
+  return algorithm.runSummingDy != nullptr;
 }
 
 uint64_t forwardScratchBytes(const ConvShape& shape) {
@@ -206,7 +215,10 @@ void convBackwardData(const ConvShape& shape, const float* dy, const float* w, f
   runPass(ConvPass::BackwardData, shape, dy, w, dx, scratch, bias);
 }
 void convBackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
-                        void* scratch) {
+                        void* scratch, double* dySums) {
+  if (dySums)
+    return selectConvAlgorithm(ConvPass::BackwardWeight, shape, activeIsa())
+        .runSummingDy(shape, x, dy, dw, dySums, scratch);
   runPass(ConvPass::BackwardWeight, shape, x, dy, dw, scratch);
 }
 

@@ -59,7 +59,7 @@ bool convForwardWords(const ConvShape& shape, const uint16_t* x, const float* w,
 bool convBackwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w, uint16_t* dx,
                            void* scratch, const float* bias = nullptr);
 bool convBackwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
-                             float* dw, void* scratch);
+                             float* dw, void* scratch, double* dySums = nullptr);
 // convForwardWords / convBackwardDataWords with the weights, too, as the
 // caller's dense words of type shape.io ([O, C / G, taps]), for the
 // algorithms that pack them without an fp32 copy; false where the pass's
@@ -79,8 +79,12 @@ bool backwardDataRoundsInputs(const ConvShape& shape);
 bool backwardWeightRoundsInputs(const ConvShape& shape);
 
 // dw[co, ci, k] = sum over n, o of x[n, g*Cin/G + ci, o*stride - pad + k*dil] * dy[n, co, o]
+// With dySums (only where backwardWeightSumsDy(shape)), also dySums[co] = the
+// sum of dy[n, co, ...] with channelSums' bits (convert.h), summed as the
+// pass reads dy; convBackwardWeightWords likewise.
 void convBackwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
-                        void* scratch);
+                        void* scratch, double* dySums = nullptr);
+bool backwardWeightSumsDy(const ConvShape& shape);
 
 }  // namespace kernels
 }  // namespace aclcpu

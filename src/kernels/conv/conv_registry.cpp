@@ -103,6 +103,16 @@ bool depthwisePlaneBackwardWeightWords(const ConvShape& s, const uint16_t* x, co
   depthwise_plane::backwardWeightWords(s, x, dy, dw);
   return true;
 }
+void depthwisePlaneBackwardWeightSummingDy(const ConvShape& s, const float* x, const float* dy,
+                                           float* dw, double* dySums, void*) {
+  depthwise_plane::backwardWeight(s, x, dy, dw, dySums);
+}
+bool depthwisePlaneBackwardWeightWordsSummingDy(const ConvShape& s, const uint16_t* x,
+                                                const uint16_t* dy, float* dw, double* dySums,
+                                                void*) {
+  depthwise_plane::backwardWeightWords(s, x, dy, dw, dySums);
+  return true;
+}
 
 void planeCorrelationForward(const ConvShape& s, const float* x, const float* w, float* y,
                              void* scratch) {
@@ -570,7 +580,7 @@ const ConvAlgorithm kAlgorithms[] = {
    bf16BackwardWeightWords<Isa::Avx512Bf16>},
   {"f32_dwconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, depthwise_plane::acceptsBackwardWeight,
    noScratch, depthwisePlaneBackwardWeight, nullptr, wordsAreOperands, nullptr, depthwisePlaneBackwardWeightWords,
-   true},
+   true, nullptr, depthwisePlaneBackwardWeightSummingDy, depthwisePlaneBackwardWeightWordsSummingDy},
   {"f32_gconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, nchw_plane::acceptsGroupedBackwardWeight,
    nchw_plane::backwardWeightScratchBytes, groupedPlaneBackwardWeight, nullptr,
    wordsAreOperands, nullptr, groupedPlaneBackwardWeightWords, true},

@@ -47,6 +47,14 @@ struct ConvAlgorithm {
   // runWords on fp32 weights).
   bool (*runAllWords)(const ConvShape& shape, const uint16_t* a, const uint16_t* b,
                       const float* bias, uint16_t* out, void* scratch) = nullptr;
+  // Optional (BackwardWeight; both or neither): run and runWeightWords that
+  // also sum dy per channel into dySums[c], with channelSums' bits
+  // (convert.h) on the values they read: the bias gradient without a pass
+  // over dy of its own.
+  void (*runSummingDy)(const ConvShape& shape, const float* x, const float* dy, float* dw,
+                       double* dySums, void* scratch) = nullptr;
+  bool (*runWeightWordsSummingDy)(const ConvShape& shape, const uint16_t* x, const uint16_t* dy,
+                                  float* dw, double* dySums, void* scratch) = nullptr;
 };
 
 // Runs `algorithm`, then (bias not null) makes out[n, c, ...] += bias[c]:

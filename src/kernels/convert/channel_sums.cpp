@@ -17,6 +17,7 @@
 #include "kernels/convert/convert_runs.h"
 #include "kernels/convert/scalar_convert_inl.h"
 #include "kernels/convert/view_walk.h"
+#include "kernels/cpu/cpu_info.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -55,15 +56,6 @@ void addLanesPortable(const float* in, int64_t length, int64_t firstLane, double
   for (int64_t i = 0; i < length; ++i) lanes[(firstLane + i) % detail::kSumLanes] += in[i];
 }
 
-// The lanes' sum, in a fixed pairwise tree.
-double sumLanes(const double* lanes) {
-  double level[detail::kSumLanes];
-  for (int64_t i = 0; i < detail::kSumLanes; ++i) level[i] = lanes[i];
-  for (int64_t width = detail::kSumLanes / 2; width >= 1; width /= 2)
-    for (int64_t i = 0; i < width; ++i) level[i] = level[2 * i] + level[2 * i + 1];
-  return level[0];
-}
-
 // Sums channels [first, first + group) into sums.
 void sumChannelGroup(const SumJob& job, int64_t first, int group, double* sums) {
   const View5& src = *job.src;
@@ -91,7 +83,7 @@ void sumChannelGroup(const SumJob& job, int64_t first, int group, double* sums) 
           }
         }
       });
-  for (int k = 0; k < group; ++k) sums[first + k] = sumLanes(lanes[k]);
+  for (int k = 0; k < group; ++k) sums[first + k] = detail::laneTreeSum(lanes[k]);
 }
 
 }  // namespace
@@ -127,6 +119,42 @@ void channelSums(const View5& src, double* sums) {
     parallelFor(groups, body);
   }
 }
+
+namespace detail {
+
+double laneTreeSum(const double* lanes) {
+  double level[kSumLanes];
+  for (int64_t i = 0; i < kSumLanes; ++i) level[i] = lanes[i];
+  for (int64_t width = kSumLanes / 2; width >= 1; width /= 2)
+    for (int64_t i = 0; i < width; ++i) level[i] = level[2 * i] + level[2 * i + 1];
+  return level[0];
+}
+
+}  // namespace detail
+
+static_assert(kChannelSumLanes == detail::kSumLanes, "one lane count");
+
+void addChannelRuns(ElementType type, const void* first, int64_t planeStride, int planes,
+                    int64_t length, int64_t firstElement, double* lanes) {
+  if (length <= 0 || planes <= 0) return;
+  if (activeIsa() >= Isa::Avx512)
+    return detail::laneSumPlanesAvx512(type, first, planeStride, planes, length, firstElement,
+                                       lanes);
+  const int64_t bytes = type == ElementType::F32 ? 4 : 2;
+  const detail::LaneSumRunFn vectorLanes = detail::vectorLaneSumRun();
+  const detail::LaneSumRunFn addLanes = vectorLanes ? vectorLanes : addLanesPortable;
+  float widened[kChunk];
+  for (int p = 0; p < planes; ++p) {
+    const auto* run = static_cast<const unsigned char*>(first) + p * planeStride * bytes;
+    for (int64_t start = 0; start < length; start += kChunk) {
+      const int64_t count = std::min(kChunk, length - start);
+      for (int64_t i = 0; i < count; ++i) widened[i] = loadElement(run + (start + i) * bytes, type);
+      addLanes(widened, count, firstElement + start, lanes + p * kChannelSumLanes);
+    }
+  }
+}
+
+double channelLaneTotal(const double* lanes) { return detail::laneTreeSum(lanes); }
 
 }  // namespace kernels
 }  // namespace aclcpu

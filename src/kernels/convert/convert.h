@@ -36,5 +36,18 @@ void fillZero(const View5& dst);
 // double in a fixed order (bit-identical for any thread count).
 void channelSums(const View5& src, double* sums);
 
+// channelSums' arithmetic for a pass that reads a channel's elements anyway
+// (a depthwise weight gradient reading gradOutput plane by plane): each
+// channel's kChannelSumLanes double lanes start at zero, every run of its
+// elements is added in row-major order, and channelLaneTotal(lanes) is then
+// the bits of channelSums' sum. addChannelRuns adds `planes` channels' runs
+// of `length` dense elements of `type`: run p at first + p * planeStride
+// elements, holding its channel's elements [firstElement, firstElement +
+// length) in row-major order, into lanes + p * kChannelSumLanes.
+constexpr int64_t kChannelSumLanes = 16;
+void addChannelRuns(ElementType type, const void* first, int64_t planeStride, int planes,
+                    int64_t length, int64_t firstElement, double* lanes);
+double channelLaneTotal(const double* lanes);
+
 }  // namespace kernels
 }  // namespace aclcpu

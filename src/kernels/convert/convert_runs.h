@@ -36,6 +36,13 @@ using LaneSumRunFn = void (*)(const float* in, int64_t length, int64_t firstLane
 LaneSumRunFn vectorLaneSumRun();
 void laneSumRunAvx2(const float* in, int64_t length, int64_t firstLane, double* lanes);
 void laneSumRunAvx512(const float* in, int64_t length, int64_t firstLane, double* lanes);
+// The same for `planes` runs of `length` dense elements of `type`, run p at
+// first + p * planeStride elements into lanes + p * kSumLanes, several runs
+// at a time (addChannelRuns, convert.h).
+void laneSumPlanesAvx512(ElementType type, const void* first, int64_t planeStride, int planes,
+                         int64_t length, int64_t firstLane, double* lanes);
+// channelSums' final step: the lanes' sum in a fixed pairwise tree.
+double laneTreeSum(const double* lanes);
 
 // Per-ISA tables; call only when the CPU runs that ISA.
 GatherRunFn gatherRunAvx2(ElementType type, Rounding rounding);

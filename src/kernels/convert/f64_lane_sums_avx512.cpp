@@ -64,6 +64,102 @@ void laneSumRunAvx512(const float* in, int64_t length, int64_t firstLane, double
   _mm512_storeu_pd(lanes + 8, high);
 }
 
+namespace {
+
+// Widens 16 elements (the masked-off lanes zero) of each element kind.
+struct F32Elements {
+  static constexpr int64_t kBytes = 4;
+  static __m512 load(const unsigned char* at, __mmask16 m) { return _mm512_maskz_loadu_ps(m, at); }
+};
+struct Bf16Elements {
+  static constexpr int64_t kBytes = 2;
+  static __m512 load(const unsigned char* at, __mmask16 m) {
+    const __m512i words = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, at));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(words, 16));
+  }
+};
+struct F16Elements {
+  static constexpr int64_t kBytes = 2;
+  static __m512 load(const unsigned char* at, __mmask16 m) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, at));
+  }
+};
+
+inline void addVector(__m512 v, __mmask16 m, __m512d* low, __m512d* high) {
+  *low = _mm512_mask_add_pd(*low, static_cast<__mmask8>(m), *low,
+                            _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+  *high = _mm512_mask_add_pd(
+      *high, static_cast<__mmask8>(m >> 8), *high,
+      _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+}
+
+// kPlanes runs side by side: each lane is one chain of additions, so one
+// run alone waits on the add latency; several runs' chains overlap.
+template <typename E, int kPlanes>
+void addPlaneGroup(const unsigned char* first, int64_t planeBytes, int64_t length, int64_t lane,
+                   double* lanes) {
+  __m512d low[kPlanes], high[kPlanes];
+  for (int p = 0; p < kPlanes; ++p) {
+    low[p] = _mm512_loadu_pd(lanes + p * kSumLanes);
+    high[p] = _mm512_loadu_pd(lanes + p * kSumLanes + 8);
+  }
+  // One step: `count` elements from element i on into lanes [at, at + count).
+  auto step = [&](int64_t i, int64_t at, int64_t count) __attribute__((always_inline)) {
+    simd::withFirstLanes(
+        count, [&](__mmask16 m) __attribute__((always_inline)) {
+          const __mmask16 shifted = static_cast<__mmask16>(m << at);
+          for (int p = 0; p < kPlanes; ++p) {
+            // An address, not a pointer: before the run it may lie outside its
+            // object; the masked-off lanes are never read.
+            const auto* from = reinterpret_cast<const unsigned char*>(
+                reinterpret_cast<uintptr_t>(first + p * planeBytes + i * E::kBytes) -
+                static_cast<uintptr_t>(at * E::kBytes));
+            addVector(E::load(from, shifted), shifted, &low[p], &high[p]);
+          }
+        });
+  };
+  int64_t i = 0;
+  if (lane != 0) {
+    const int64_t head = length < kSumLanes - lane ? length : kSumLanes - lane;
+    step(0, lane, head);
+    i = head;
+  }
+  for (; i + kSumLanes <= length; i += kSumLanes) step(i, 0, kSumLanes);
+  if (i < length) step(i, 0, length - i);
+  for (int p = 0; p < kPlanes; ++p) {
+    _mm512_storeu_pd(lanes + p * kSumLanes, low[p]);
+    _mm512_storeu_pd(lanes + p * kSumLanes + 8, high[p]);
+  }
+}
+
+template <typename E>
+void addPlanes(const void* first, int64_t planeStride, int planes, int64_t length,
+               int64_t firstLane, double* lanes) {
+  const auto* base = static_cast<const unsigned char*>(first);
+  const int64_t planeBytes = planeStride * E::kBytes;
+  const int64_t lane = firstLane % kSumLanes;
+  int p = 0;
+  for (; p + 4 <= planes; p += 4)
+    addPlaneGroup<E, 4>(base + p * planeBytes, planeBytes, length, lane, lanes + p * kSumLanes);
+  for (; p < planes; ++p)
+    addPlaneGroup<E, 1>(base + p * planeBytes, planeBytes, length, lane, lanes + p * kSumLanes);
+}
+
+}  // namespace
+
+void laneSumPlanesAvx512(ElementType type, const void* first, int64_t planeStride, int planes,
+                         int64_t length, int64_t firstLane, double* lanes) {
+  if (length <= 0) return;
+  switch (type) {
+    case ElementType::F32:
+      return addPlanes<F32Elements>(first, planeStride, planes, length, firstLane, lanes);
+    case ElementType::BF16:
+      return addPlanes<Bf16Elements>(first, planeStride, planes, length, firstLane, lanes);
+    case ElementType::F16:
+      return addPlanes<F16Elements>(first, planeStride, planes, length, firstLane, lanes);
+  }
+}
+
 }  // namespace detail
 }  // namespace kernels
 }  // namespace aclcpu

@@ -23,6 +23,14 @@ void roundInPlace(float* data, int64_t count, kernels::Rounding first) {
   });
 }
 
+bool sameRole(const TensorRole& a, const TensorRole& b) {
+  if (a.present != b.present || a.isOutput != b.isOutput || a.index != b.index || a.rank != b.rank)
+    return false;
+  for (int i = 0; i < 5; ++i)
+    if (a.axes[i] != b.axes[i]) return false;
+  return true;
+}
+
 }  // namespace
 
 RunAccess runAccess(const ConvBackwardProblem& p, size_t inputCount, size_t outputCount) {
@@ -87,7 +95,7 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
     // Every input is read before any output is written through a view that
     // might share its memory: the bias sums and both gradients first, then the
     // stores.
-    if (p.computeGradBias) sumGradBias(inputs, outputs, ws);
+    if (p.computeGradBias && !plan_.gradBiasFromWeightPass) sumGradBias(inputs, outputs, ws);
     kernels::View5 gradInputTarget, gradWeightTarget;
     float* gradInputResult = nullptr;  // set when it still has to be stored
     float* gradWeightResult = nullptr;
@@ -120,10 +128,14 @@ aclnnStatus ConvBackwardExecutor::run(const Bindings& inputs, const Bindings& ou
       auto words = [&](const TensorRole& role) {
         return static_cast<const uint16_t*>(view(role).data);
       };
+      double* dySums =
+          plan_.gradBiasFromWeightPass ? workspaceAt<double>(ws, plan_.biasSums) : nullptr;
       if (!plan_.gradWeightOnWords ||
-          !kernels::convBackwardWeightWords(p.shape, words(p.x), words(p.dy), result, scratch))
-        kernels::convBackwardWeight(p.shape, stagedX(), stagedDy(), result, scratch);
+          !kernels::convBackwardWeightWords(p.shape, words(p.x), words(p.dy), result, scratch,
+                                            dySums))
+        kernels::convBackwardWeight(p.shape, stagedX(), stagedDy(), result, scratch, dySums);
       if (!direct) gradWeightResult = result;
+      if (plan_.gradBiasFromWeightPass) finishGradBias(ws);
     }
     if (gradInputResult) {
       if (p.gradInputIntermediate != kernels::Rounding::None) {
@@ -148,13 +160,18 @@ void ConvBackwardExecutor::sumGradBias(const Bindings& inputs, const Bindings& o
   // in double, rounded once to gradOutput's dtype (storeGradBias), then cast
   // to gradBias's.
   double* sums = workspaceAt<double>(ws, plan_.biasSums);
-  float* values = workspaceAt<float>(ws, plan_.biasValues);
   const kernels::View5 source = boundView(problem_.biasSource, inputs, outputs);
   if (hasElements(source)) {
     kernels::channelSums(source, sums);
   } else {
     for (int64_t c = 0; c < plan_.biasChannels; ++c) sums[c] = 0.0;
   }
+  finishGradBias(ws);
+}
+
+void ConvBackwardExecutor::finishGradBias(char* ws) const {
+  const double* sums = workspaceAt<double>(ws, plan_.biasSums);
+  float* values = workspaceAt<float>(ws, plan_.biasValues);
   const bool narrowAgain = problem_.biasRounding != kernels::Rounding::None;
   for (int64_t c = 0; c < plan_.biasChannels; ++c)
     values[c] = narrowAgain ? kernels::narrowRoundToOdd(sums[c]) : static_cast<float>(sums[c]);
@@ -265,6 +282,13 @@ aclnnStatus finishConvBackwardPhase1(const char* phase1Api, const char* phase2Ap
                 "workspace: expected a size that fits in 64 bits for this problem");
   plan.gradInputOnWords = gradInputOnWords;
   plan.gradWeightOnWords = gradWeightOnWords;
+  // The weight pass reads the caller's gradOutput values (in place, as
+  // words, or staged without a rounding): its sums are channelSums'.
+  plan.gradBiasFromWeightPass =
+      !problem.empty && problem.computeGradBias && problem.computeGradWeight &&
+      sameRole(problem.biasSource, problem.dy) && biasChannels == planned.shape.outChannels &&
+      (inPlace.dy || gradWeightOnWords || problem.operandRounding == kernels::Rounding::None) &&
+      kernels::backwardWeightSumsDy(planned.shape);
   return bindAndRegister(
       phase1Api, phase2Api, std::make_unique<ConvBackwardExecutor>(planned, plan), plan.totalBytes,
       inputTensors, access.inputs, outputTensors, access.outputs, workspaceSize, executor);

@@ -27,6 +27,8 @@ class ConvBackwardExecutor : public aclOpExecutor {
                 char* workspace) const;
   void sumGradBias(const std::vector<Binding>& inputs, const std::vector<Binding>& outputs,
                    char* workspace) const;
+  // gradBias's values from the channel sums in the workspace.
+  void finishGradBias(char* ws) const;
   void storeGradBias(const std::vector<Binding>& inputs, const std::vector<Binding>& outputs,
                      char* workspace) const;
 

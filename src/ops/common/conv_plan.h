@@ -38,6 +38,9 @@ struct ConvWorkspacePlan {
   bool gradInputOnWords = false;
   // gradWeight's pass reads x and dy as 16-bit words.
   bool gradWeightOnWords = false;
+  // gradBias's channel sums come from gradWeight's pass, which reads
+  // gradOutput's values anyway (kernels::backwardWeightSumsDy), into biasSums.
+  bool gradBiasFromWeightPass = false;
   uint64_t totalBytes = 0;
 };
 

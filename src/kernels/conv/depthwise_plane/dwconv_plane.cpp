@@ -1,6 +1,7 @@
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
 
 #include "common/thread_pool.h"
+#include "kernels/convert/convert.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -108,7 +109,7 @@ void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const fl
 }
 
 template <typename Src>
-void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* dw) {
+void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* dw, double* dySums) {
   // Each channel sums its images' planes in image order, whatever thread
   // takes it, so the sums never depend on the thread count. A thread runs
   // its channels in runs of kRunChannels with the image loop outside: the
@@ -119,9 +120,11 @@ void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* d
   const PlaneGeometry g = forwardWindow(s);
   parallelFor(C, [&](int64_t begin, int64_t end) {
     alignas(64) float acc[kRunChannels * kMaxTaps * kLanes];
+    alignas(64) double sumLanes[kRunChannels * kChannelSumLanes];
     for (int64_t c0 = begin; c0 < end; c0 += kRunChannels) {
       const int64_t run = end - c0 < kRunChannels ? end - c0 : kRunChannels;
       for (int64_t i = 0; i < run * taps * kLanes; ++i) acc[i] = 0.0f;
+      for (int64_t i = 0; i < run * kChannelSumLanes; ++i) sumLanes[i] = 0.0;
       for (int64_t n = 0; n < s.batch; ++n) {
         for (int64_t k = 0; k < run; ++k) {
           const int64_t plane = n * C + c0 + k;
@@ -141,7 +144,16 @@ void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* d
           j.acc = acc + k * taps * kLanes;
           f32_dwconv_plane_weight_avx512(j);
         }
+        // The bias gradient's sums, while the run's dy planes are still in
+        // L2: a pass of their own read gradOutput from memory again.
+        const int64_t planeSize = g.dstH * g.dstW;
+        if (dySums)
+          addChannelRuns(sizeof(Src) == 4 ? ElementType::F32 : s.io, dy + (n * C + c0) * planeSize,
+                         planeSize, static_cast<int>(run), planeSize, n * planeSize, sumLanes);
       }
+      if (dySums)
+        for (int64_t k = 0; k < run; ++k)
+          dySums[c0 + k] = channelLaneTotal(sumLanes + k * kChannelSumLanes);
       for (int64_t k = 0; k < run; ++k) {
         for (int64_t t = 0; t < taps; ++t) {
           float sum = 0.0f;
@@ -162,8 +174,9 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, const flo
                   float* dx) {
   runBackwardData(s, dy, w, bias, dx);
 }
-void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw) {
-  runBackwardWeight(s, x, dy, dw);
+void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+                    double* dySums) {
+  runBackwardWeight(s, x, dy, dw, dySums);
 }
 void forwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
                   uint16_t* y) {
@@ -173,8 +186,9 @@ void backwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w, c
                        uint16_t* dx) {
   runBackwardData(s, dy, w, bias, dx);
 }
-void backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw) {
-  runBackwardWeight(s, x, dy, dw);
+void backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
+                         double* dySums) {
+  runBackwardWeight(s, x, dy, dw, dySums);
 }
 
 }  // namespace depthwise_plane

@@ -86,7 +86,9 @@ bool acceptsBackwardWeight(const ConvShape& s);
 void forward(const ConvShape& s, const float* x, const float* w, const float* bias, float* y);
 void backwardData(const ConvShape& s, const float* dy, const float* w, const float* bias,
                   float* dx);
-void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw);
+// dySums not null: also dy's channel sums (channelSums' bits, convert.h).
+void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+                    double* dySums = nullptr);
 // The same on the caller's dense 16-bit tensors of type s.io (words;
 // results rounded to that type once, dw in fp32). Products of bf16 or half
 // values are exact in fp32, so these give the bits of the fp32 passes on the
@@ -95,7 +97,8 @@ void forwardWords(const ConvShape& s, const uint16_t* x, const float* w, const f
                   uint16_t* y);
 void backwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w, const float* bias,
                        uint16_t* dx);
-void backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw);
+void backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
+                         double* dySums = nullptr);
 
 }  // namespace depthwise_plane
 }  // namespace kernels
