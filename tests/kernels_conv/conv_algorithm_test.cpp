@@ -781,20 +781,23 @@ TEST_P(ConvAlgorithmEntry, SummingDyGivesChannelSumsAndTheSameDw) {
       const std::string label =
           entryLabel(algorithm.name, s) + " variant " + std::to_string(static_cast<int>(variant));
       PassOperands op = makeOperands(ConvPass::BackwardWeight, s, rng);
-      // Magnitudes 2^-20..2^40 (in the words' range), so that any other
-      // order of the additions changes the sums' bits.
+      // Magnitudes 2^-20..2^40 (half: scaled by 2^-26 into its range), so
+      // that any other order of the additions changes the sums' bits.
       for (float& e : op.b) {
         e = std::ldexp(e, static_cast<int>(rng() % 61) - 20);
         if (variant == kBf16) e = roundFloat(e, Rounding::BF16);
         if (variant == kHalf) e = roundFloat(std::ldexp(e, -26), Rounding::F16);
       }
       std::vector<uint16_t> xWords, dyWords;
-      for (float e : op.a)
-        xWords.push_back(variant == kBf16 ? detail::floatToBf16Inline(e)
-                                          : detail::floatToHalfInline(e));
-      for (float e : op.b)
-        dyWords.push_back(variant == kBf16 ? detail::floatToBf16Inline(e)
-                                           : detail::floatToHalfInline(e));
+      auto toWords = [&](const std::vector<float>& v, std::vector<uint16_t>* w) {
+        for (float e : v)
+          w->push_back(variant == kBf16 ? detail::floatToBf16Inline(e)
+                                        : detail::floatToHalfInline(e));
+      };
+      if (words) {
+        toWords(op.a, &xWords);
+        toWords(op.b, &dyWords);
+      }
       View5 dyView;
       dyView.type = s.io;
       dyView.data = words ? static_cast<void*>(dyWords.data()) : static_cast<void*>(op.b.data());
