@@ -43,17 +43,26 @@ std::unique_ptr<HostTensor> stridedOutput(DType dtype, const Shape& shape, Layou
   return std::make_unique<HostTensor>(dtype, makeLayout(shape, kind, rng));
 }
 
+// The three inputs of `c` in `kind` layouts, with random values.
+struct RandomInputs {
+  RandomInputs(const ConvCase& c, LayoutKind kind, Rng& rng)
+      : gradOutput(c.gradOutputType, makeLayout(c.gradOutputShape, kind, rng)),
+        input(c.inputType, makeLayout(c.inputShape, kind, rng)),
+        weight(c.weightType, makeLayout(c.weightShape, kind, rng)) {
+    fillRandom(&gradOutput, rng);
+    fillRandom(&input, rng);
+    fillRandom(&weight, rng);
+  }
+  HostTensor gradOutput, input, weight;
+};
+
 void checkMask(bool transposed, int maskBits, bool nullWhenMasked, LayoutKind kind) {
   const ConvCase c = fixedProblem(transposed, maskBits);
   SCOPED_TRACE(c.describe() + (nullWhenMasked ? " (masked outputs null)" : "") + " layout " +
                layoutKindName(kind));
   Rng rng(1000 + maskBits);
-  HostTensor gradOutput(c.gradOutputType, makeLayout(c.gradOutputShape, kind, rng));
-  HostTensor input(c.inputType, makeLayout(c.inputShape, kind, rng));
-  HostTensor weight(c.weightType, makeLayout(c.weightShape, kind, rng));
-  fillRandom(&gradOutput, rng);
-  fillRandom(&input, rng);
-  fillRandom(&weight, rng);
+  RandomInputs in(c, kind, rng);
+  const HostTensor &gradOutput = in.gradOutput, &input = in.input, &weight = in.weight;
 
   std::unique_ptr<HostTensor> outputs[3];
   const Shape shapes[3] = {c.inputShape, c.weightShape, c.biasShape()};
@@ -127,12 +136,8 @@ TEST(OutputMask, EachOutputsBitsDoNotDependOnTheOtherOutputs) {
           c.gradInputType = c.gradWeightType = c.gradBiasType = n.type;
           SCOPED_TRACE(c.describe() + " layout " + layoutKindName(kind));
           Rng rng(77);
-          HostTensor gradOutput(c.gradOutputType, makeLayout(c.gradOutputShape, kind, rng));
-          HostTensor input(c.inputType, makeLayout(c.inputShape, kind, rng));
-          HostTensor weight(c.weightType, makeLayout(c.weightShape, kind, rng));
-          fillRandom(&gradOutput, rng);
-          fillRandom(&input, rng);
-          fillRandom(&weight, rng);
+          RandomInputs in(c, kind, rng);
+          const HostTensor &gradOutput = in.gradOutput, &input = in.input, &weight = in.weight;
           // Each output's bits when it is the only one requested.
           std::vector<double> alone[3];
           for (int maskBits : {1, 2, 4, 3, 6, 7, 5}) {
