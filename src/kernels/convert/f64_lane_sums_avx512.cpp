@@ -17,6 +17,7 @@
 #include <cstdint>
 
 #include "kernels/convert/convert_runs.h"
+#include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
@@ -74,14 +75,13 @@ struct F32Elements {
 struct Bf16Elements {
   static constexpr int64_t kBytes = 2;
   static __m512 load(const unsigned char* at, __mmask16 m) {
-    const __m512i words = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, at));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(words, 16));
+    return simd::loadBf16(reinterpret_cast<const uint16_t*>(at), m);
   }
 };
 struct F16Elements {
   static constexpr int64_t kBytes = 2;
   static __m512 load(const unsigned char* at, __mmask16 m) {
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, at));
+    return simd::loadF16(reinterpret_cast<const uint16_t*>(at), m);
   }
 };
 

@@ -23,14 +23,6 @@ void roundInPlace(float* data, int64_t count, kernels::Rounding first) {
   });
 }
 
-bool sameRole(const TensorRole& a, const TensorRole& b) {
-  if (a.present != b.present || a.isOutput != b.isOutput || a.index != b.index || a.rank != b.rank)
-    return false;
-  for (int i = 0; i < 5; ++i)
-    if (a.axes[i] != b.axes[i]) return false;
-  return true;
-}
-
 }  // namespace
 
 RunAccess runAccess(const ConvBackwardProblem& p, size_t inputCount, size_t outputCount) {

@@ -22,6 +22,15 @@ struct TensorRole {
   int axes[5] = {0, 1, 2, 3, 4};  // axes[i]: the tensor dim that becomes role dim i
 };
 
+// The same view of the same binding (so the same values, element for element).
+inline bool sameRole(const TensorRole& a, const TensorRole& b) {
+  if (a.present != b.present || a.isOutput != b.isOutput || a.index != b.index || a.rank != b.rank)
+    return false;
+  for (int i = 0; i < 5; ++i)
+    if (a.axes[i] != b.axes[i]) return false;
+  return true;
+}
+
 struct ConvBackwardProblem {
   // Normal orientation: y = conv(x, w); dy has y's shape. A transposed
   // convolution is rewritten so that x is its gradOutput and dy its input.

@@ -59,10 +59,7 @@ struct Hf32Data {
 struct Bf16Data {
   using Element = uint16_t;
   static __m512 load(const uint16_t* p, __mmask16 m) { return simd::loadBf16(p, m); }
-  static __m512 loadWhole(const uint16_t* p) {
-    const __m256i words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16));
-  }
+  static __m512 loadWhole(const uint16_t* p) { return simd::loadBf16Whole(p); }
   static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeBf16(p, m, v); }
 };
 // VCVTPH2PS quiets a signalling NaN; the products quiet it anyway, with the
@@ -70,9 +67,7 @@ struct Bf16Data {
 struct F16Data {
   using Element = uint16_t;
   static __m512 load(const uint16_t* p, __mmask16 m) { return simd::loadF16(p, m); }
-  static __m512 loadWhole(const uint16_t* p) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-  }
+  static __m512 loadWhole(const uint16_t* p) { return simd::loadF16Whole(p); }
   static void store(uint16_t* p, __mmask16 m, __m512 v) { simd::storeF16(p, m, v); }
 };
 
