@@ -64,7 +64,8 @@ const char* passName(ConvPass pass) {
 // Channel structures: dense (any count 1..80, often just short of a multiple
 // of 16), grouped with 16-multiples per group, block-diagonal 4 or 8 per group,
 // depthwise, depthwise with a channel multiplier, small groups, groups large
-// enough for the GEMM path, and few input channels (stems: 1..4).
+// enough for the GEMM path, few input channels (stems: 1..4), and deep
+// reductions (128..136 input channels per group, one to three groups).
 enum class Channels {
   Dense,
   Grouped16,
@@ -73,9 +74,10 @@ enum class Channels {
   Multiplier,
   SmallGroups,
   Wide,
-  FewInputs
+  FewInputs,
+  Deep
 };
-constexpr int kChannelKinds = 8;
+constexpr int kChannelKinds = 9;
 
 class ShapeGenerator {
  public:
@@ -160,6 +162,11 @@ class ShapeGenerator {
         s->groups = 1;
         s->inChannels = pick(1, 4);
         s->outChannels = channelCount();
+        return;
+      case Channels::Deep:
+        s->groups = chance(70) ? 1 : pick(2, 3);
+        s->inChannels = s->groups * (128 + (chance(50) ? 0 : pick(1, 8)));
+        s->outChannels = s->groups * pick(1, 24);
         return;
     }
   }

@@ -10,6 +10,7 @@
 #include "kernels/conv/nchw_plane/stride_phases.h"
 #include "kernels/conv/pointwise_bf16/bf16_pointwise.h"
 #include "kernels/conv/small_group/conv_direct.h"
+#include "kernels/conv/tap_gemm/tap_gemm_forward.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -48,6 +49,13 @@ void im2colForward(const ConvShape& s, const float* x, const float* w, float* y,
 void im2colForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
                        float* y, void* scratch) {
   im2col_gemm::forward(s, x, w, y, scratch, bias);
+}
+void tapGemmForward(const ConvShape& s, const float* x, const float* w, float* y, void* scratch) {
+  tap_gemm::forward(s, x, w, y, scratch);
+}
+void tapGemmForwardBias(const ConvShape& s, const float* x, const float* w, const float* bias,
+                        float* y, void* scratch) {
+  tap_gemm::forward(s, x, w, y, scratch, bias);
 }
 void im2colBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx,
                         void* scratch) {
@@ -505,6 +513,9 @@ const ConvAlgorithm kAlgorithms[] = {
    blockedForwardBias<Isa::Avx2>},
   {"f32_conv_fwd_small_group_direct", kF, Isa::Scalar, smallGroups, noScratch, smallGroupForward,
    smallGroupForwardBias},
+  {"f32_conv_fwd_taps_gemm", kF, Isa::Scalar, tap_gemm::acceptsForward,
+   tap_gemm::forwardScratchBytes, tapGemmForward, tapGemmForwardBias, nullptr, nullptr, nullptr,
+   true},
   {"f32_conv_fwd_im2col_gemm", kF, Isa::Scalar, always, im2col_gemm::forwardScratchBytes,
    im2colForward, im2colForwardBias, nullptr, nullptr, nullptr, true},
 

@@ -97,7 +97,11 @@ SliceLayout sliceLayout(const GemmKernel& k) {
 
 struct Problem {
   int64_t M, N, K;
-  MatrixView A, B;
+  // K = taps x tapK: A's columns and B's rows [t * tapK, (t + 1) * tapK) are
+  // the views A[t] and B[t] (one view each for a plain product).
+  const MatrixView* A;
+  const MatrixView* B;
+  int64_t tapK;
   const PackedBSource* bSource;  // when not null, B's blocks come from here
   float* C;
   int64_t ldc;
@@ -155,6 +159,8 @@ void edgeTile(const GemmKernel& k, int64_t kb, const float* pa, float* pb,
 struct BlockTiles {
   int64_t ic, mb, jc, nb, pc, kb;
   int64_t streamed;
+  const MatrixView* b;  // the view holding B's rows [pc, pc + kb), from its row bRow
+  int64_t bRow;
 };
 
 void multiplyBlock(const GemmKernel& k, const Problem& p, const BlockTiles& t, const float* packedA,
@@ -176,19 +182,19 @@ void multiplyBlock(const GemmKernel& k, const Problem& p, const BlockTiles& t, c
   };
   const int64_t aSlivers = (t.mb + k.mr - 1) / k.mr;
   for (int64_t jr = 0; jr < t.streamed; jr += k.nr) {
-    const float* rows = p.B.data + t.pc * p.B.rowStride + t.jc + jr;
+    const float* rows = t.b->data + t.bRow * t.b->rowStride + t.jc + jr;
     gemm_detail::BStream stream;
     stream.packFrom = rows;
-    stream.ldb = p.B.rowStride;
-    stream.roundHf32 = p.B.roundHf32;
+    stream.ldb = t.b->rowStride;
+    stream.roundHf32 = t.b->roundHf32;
     one(0, jr, &stream);
     const bool nextStreamed = jr + k.nr < t.streamed;
     for (int64_t s = 1; s < aSlivers; ++s) {
       // Sliver s fetches its share [r0, r1) of the next sliver's kb rows.
       const int64_t r0 = t.kb * (s - 1) / (aSlivers - 1), r1 = t.kb * s / (aSlivers - 1);
       stream = gemm_detail::BStream{};
-      stream.fetchFrom = rows + r0 * p.B.rowStride + k.nr;
-      stream.ldb = p.B.rowStride;
+      stream.fetchFrom = rows + r0 * t.b->rowStride + k.nr;
+      stream.ldb = t.b->rowStride;
       stream.fetchRows = nextStreamed ? r1 - r0 : 0;
       one(s * k.mr, jr, &stream);
     }
@@ -199,36 +205,50 @@ void multiplyBlock(const GemmKernel& k, const Problem& p, const BlockTiles& t, c
 }
 
 // Sequential blocked GEMM on C[m0:m1, n0:n1] using one scratch slice.
+// A row-major B's whole slivers are packed by the tiles (multiplyBlock).
+bool tilesPackB(const GemmKernel& k, const Problem& p) {
+  if (!k.runStreamingB || p.bSource) return false;
+  for (int64_t t = 0; t < p.K / p.tapK; ++t) {
+    if (p.B[t].colStride != 1) return false;
+  }
+  return true;
+}
+
 void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
              float* slice) {
   const SliceLayout layout = sliceLayout(k);
   float* packedA = slice;
   float* packedB = slice + layout.packedAFloats;
   float* tile = packedB + layout.packedBFloats;
-  // K is cut into equal blocks of at most kc (576 -> 3 x 192, not 256 + 256 +
-  // 64): this depends on K and kc only, never on the part being computed.
-  const int64_t kBlocks = (p.K + k.kc - 1) / k.kc;
-  const int64_t kStep = (p.K + kBlocks - 1) / kBlocks;
-  // A row-major B's whole slivers are packed by the tiles (multiplyBlock).
-  const bool tilesPackB = k.runStreamingB && !p.bSource && p.B.colStride == 1;
+  // Each view's tapK rows of K are cut into equal blocks of at most kc (576
+  // -> 3 x 192, not 256 + 256 + 64), so no block straddles two views: this
+  // depends on K, tapK and kc only, never on the part being computed.
+  const int64_t kBlocks = (p.tapK + k.kc - 1) / k.kc;
+  const int64_t kStep = (p.tapK + kBlocks - 1) / kBlocks;
+  const bool streamB = tilesPackB(k, p);
   for (int64_t jc = n0; jc < n1; jc += k.nc) {
     const int64_t nb = std::min(k.nc, n1 - jc);
-    const int64_t streamed = tilesPackB ? nb / k.nr * k.nr : 0;
-    for (int64_t pc = 0; pc < p.K; pc += kStep) {
-      const int64_t kb = std::min(kStep, p.K - pc);
+    const int64_t streamed = streamB ? nb / k.nr * k.nr : 0;
+    for (int64_t pc = 0; pc < p.K;) {
+      const int64_t tap = pc / p.tapK;
+      const int64_t local = pc - tap * p.tapK;
+      const int64_t kb = std::min(kStep, p.tapK - local);
+      const MatrixView& a = p.A[tap];
+      const MatrixView* b = p.bSource ? nullptr : &p.B[tap];
       if (p.bSource) {
         p.bSource->pack(p.bSource->context, pc, jc, kb, nb, k.nr, packedB);
       } else if (streamed < nb) {
-        gemm_detail::packB(p.B, pc, jc + streamed, kb, nb - streamed, k.nr,
-                           p.B.roundHf32 ? k.packHf32 : k.pack, packedB + streamed * kb);
+        gemm_detail::packB(*b, local, jc + streamed, kb, nb - streamed, k.nr,
+                           b->roundHf32 ? k.packHf32 : k.pack, packedB + streamed * kb);
       }
       if (p.bSource && p.bSource->roundHf32) k.roundHf32(packedB, roundUp(nb, k.nr) * kb);
       for (int64_t ic = m0; ic < m1; ic += k.mc) {
         const int64_t mb = std::min(k.mc, m1 - ic);
-        gemm_detail::packA(p.A, ic, pc, mb, kb, k.mr, p.A.roundHf32 ? k.packHf32 : k.pack, packedA);
-        const BlockTiles tiles{ic, mb, jc, nb, pc, kb, ic == m0 ? streamed : 0};
+        gemm_detail::packA(a, ic, local, mb, kb, k.mr, a.roundHf32 ? k.packHf32 : k.pack, packedA);
+        const BlockTiles tiles{ic, mb, jc, nb, pc, kb, ic == m0 ? streamed : 0, b, local};
         multiplyBlock(k, p, tiles, packedA, packedB, tile);
       }
+      pc += kb;
     }
   }
 }
@@ -236,15 +256,19 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
 // Splits C into a grid of tilesM x tilesN parts (at most maxParts, at least
 // one tile each), preferring the grid that repacks least: every column of
 // parts packs all of its A rows and every row of parts all of its B columns.
+// A B that the tiles stream (multiplyBlock) counts half: its packing
+// overlaps the multiply-adds, A's does not. Measured: 1D k10 s5 512ch L4000
+// forward (M 512, N 799, K 5120 per image), 2 threads, split by rows 48 ms,
+// by columns 54 (each part packed all 10 MB of A per image).
 void chooseGrid(int64_t M, int64_t N, int64_t tilesM, int64_t tilesN, int64_t maxParts,
-                int64_t* gridM, int64_t* gridN) {
+                double bWeight, int64_t* gridM, int64_t* gridN) {
   for (int64_t parts = std::min(maxParts, tilesM * tilesN); parts > 1; --parts) {
     double bestCost = -1.0;
     for (int64_t gm = 1; gm <= parts; ++gm) {
       if (parts % gm != 0) continue;
       const int64_t gn = parts / gm;
       if (gm > tilesM || gn > tilesN) continue;
-      const double cost = static_cast<double>(gn) * M + static_cast<double>(gm) * N;
+      const double cost = static_cast<double>(gn) * M + bWeight * static_cast<double>(gm) * N;
       if (bestCost < 0.0 || cost < bestCost) {
         bestCost = cost;
         *gridM = gm;
@@ -268,9 +292,9 @@ void zeroMatrix(int64_t M, int64_t N, float* C, int64_t ldc) {
   for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
 }
 
-void multiply(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B,
-              const PackedBSource* bSource, float* C, int64_t ldc, bool accumulate, void* scratch,
-              const float* rowBias) {
+void multiply(int64_t M, int64_t N, int64_t K, const MatrixView* A, const MatrixView* B,
+              int64_t tapK, const PackedBSource* bSource, float* C, int64_t ldc, bool accumulate,
+              void* scratch, const float* rowBias) {
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     if (!accumulate) zeroMatrix(M, N, C, ldc);
@@ -278,7 +302,7 @@ void multiply(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B,
     return;
   }
   const GemmKernel k = activeKernel();
-  const Problem problem{M, N, K, A, B, bSource, C, ldc, accumulate, rowBias};
+  const Problem problem{M, N, K, A, B, tapK, bSource, C, ldc, accumulate, rowBias};
   const int64_t tilesM = (M + k.mr - 1) / k.mr;
   const int64_t tilesN = (N + k.nr - 1) / k.nr;
   const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
@@ -286,7 +310,8 @@ void multiply(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B,
   const int64_t wanted = static_cast<int64_t>(std::min<double>(threads, work / kMinWorkPerPart));
   int64_t gridM = 1;
   int64_t gridN = 1;
-  chooseGrid(M, N, tilesM, tilesN, std::max<int64_t>(wanted, 1), &gridM, &gridN);
+  chooseGrid(M, N, tilesM, tilesN, std::max<int64_t>(wanted, 1), tilesPackB(k, problem) ? 0.5 : 1.0,
+             &gridM, &gridN);
 
   float* const base = static_cast<float*>(scratch);
   const int64_t sliceFloats = static_cast<int64_t>(sliceLayout(k).bytes / sizeof(float));
@@ -315,12 +340,19 @@ void multiply(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B,
 
 void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
            bool accumulate, void* scratch, const float* rowBias) {
-  multiply(M, N, K, A, B, nullptr, C, ldc, accumulate, scratch, rowBias);
+  multiply(M, N, K, &A, &B, K, nullptr, C, ldc, accumulate, scratch, rowBias);
+}
+
+void sgemmTaps(int64_t M, int64_t N, int64_t tapK, int64_t taps, const MatrixView* A,
+               const MatrixView* B, float* C, int64_t ldc, bool accumulate, void* scratch,
+               const float* rowBias) {
+  multiply(M, N, taps > 0 && tapK > 0 ? taps * tapK : 0, A, B, tapK, nullptr, C, ldc, accumulate,
+           scratch, rowBias);
 }
 
 void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, const PackedBSource& B, float* C,
            int64_t ldc, bool accumulate, void* scratch, const float* rowBias) {
-  multiply(M, N, K, A, MatrixView{}, &B, C, ldc, accumulate, scratch, rowBias);
+  multiply(M, N, K, &A, nullptr, K, &B, C, ldc, accumulate, scratch, rowBias);
 }
 
 uint64_t gemmScratchBytes() {

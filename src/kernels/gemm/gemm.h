@@ -33,6 +33,18 @@ struct MatrixView {
 void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, MatrixView B, float* C, int64_t ldc,
            bool accumulate, void* scratch, const float* rowBias = nullptr);
 
+// The product of A's `taps` views side by side and B's stacked:
+//   C = (accumulate ? C : 0) + sum over t of A[t] (M x tapK) * B[t] (tapK x N), + rowBias,
+// the K sum running over t, then each view's rows in order. Each view's rows
+// are cut into K blocks of their own, so no block straddles two views: a
+// convolution's taps as shifted views of one input, without the column
+// matrix. The same bits as sgemm on the concatenated matrices when the
+// concatenation's K blocks fall on the views' boundaries (tapK a multiple of
+// kc, say), and always for one tap.
+void sgemmTaps(int64_t M, int64_t N, int64_t tapK, int64_t taps, const MatrixView* A,
+               const MatrixView* B, float* C, int64_t ldc, bool accumulate, void* scratch,
+               const float* rowBias = nullptr);
+
 // B given as the function that packs its blocks, for a B that never exists as
 // a matrix (a convolution's column matrix, packed straight from the input).
 // pack(context, k0, n0, kb, nb, slot, dst) writes, for p < kb and l < nb,
