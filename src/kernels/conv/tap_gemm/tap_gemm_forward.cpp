@@ -5,6 +5,7 @@
 
 #include "common/thread_pool.h"
 #include "kernels/conv/conv_geometry.h"
+#include "kernels/convert/scalar_convert_inl.h"
 #include "kernels/gemm/gemm.h"
 
 namespace aclcpu {
@@ -80,7 +81,10 @@ void regroupWeights(const ConvShape& shape, const ConvGeometry& geometry, const 
   });
 }
 
-// phases[(r * Cig + c) * length + t] = x[c][t * s + r - pad] (0 outside x).
+// phases[(r * Cig + c) * length + t] = x[c][t * s + r - pad] (0 outside x),
+// rounded to HF32 when kRoundHf32: once here rather than by the GEMM as it
+// packs, where each value is met once per tap that reads its phase row.
+template <bool kRoundHf32>
 void splitPhases(const ConvShape& shape, const Phases& phases, int64_t channels,
                  const float* xGroup, float* out) {
   const int64_t s = phases.stride, length = phases.length, L = shape.in[kAxis];
@@ -89,17 +93,14 @@ void splitPhases(const ConvShape& shape, const Phases& phases, int64_t channels,
   parallelFor(channels * s, [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       const int64_t c = item / s, r = item % s;
-      const float* from = xGroup + c * L;
+      const float* from = xGroup + c * L + r - pad;
       float* to = out + (r * channels + c) * length;
       // t in [t0, t1) reads x inside: 0 <= t * s + r - pad < L.
       int64_t t0 = 0, t1 = 0;
       conv_detail::validOutputRange(r - pad, s, L, length, &t0, &t1);
       std::fill(to, to + t0, 0.0f);
-      if (s == 1) {
-        std::memcpy(to + t0, from + t0 + r - pad, static_cast<size_t>(t1 - t0) * sizeof(float));
-      } else {
-        for (int64_t t = t0; t < t1; ++t) to[t] = from[t * s + r - pad];
-      }
+      for (int64_t t = t0; t < t1; ++t)
+        to[t] = kRoundHf32 ? detail::roundHf32Inline(from[t * s]) : from[t * s];
       std::fill(to + t1, to + length, 0.0f);
     }
   });
@@ -138,13 +139,18 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
   const int64_t s = phases.stride, d = shape.dilation[kAxis];
   for (int64_t n = 0; n < shape.batch; ++n) {
     for (int64_t g = 0; g < shape.groups; ++g) {
-      splitPhases(shape, phases, Cig, x + (n * shape.inChannels + g * Cig) * L, split);
+      const float* xGroup = x + (n * shape.inChannels + g * Cig) * L;
+      if (hf32) {
+        splitPhases<true>(shape, phases, Cig, xGroup, split);
+      } else {
+        splitPhases<false>(shape, phases, Cig, xGroup, split);
+      }
       // Tap k: A = w[g * Cog + o][c][k] at (o, c), B = the phase rows that
       // hold x[c][p * s + k * d - pad] at (c, p): k * d = j * s + r.
       for (int64_t k = 0; k < K; ++k) {
         const int64_t r = k * d % s, j = k * d / s;
         a[k] = MatrixView{wTaps + (g * K + k) * Cog * Cig, Cig, 1, false};
-        b[k] = MatrixView{split + r * Cig * phases.length + j, phases.length, 1, hf32};
+        b[k] = MatrixView{split + r * Cig * phases.length + j, phases.length, 1, false};
       }
       sgemmTaps(Cog, P, Cig, K, a, b, y + (n * shape.outChannels + g * Cog) * P, P, false, scratch,
                 bias ? bias + g * Cog : nullptr);

@@ -25,8 +25,8 @@ bool acceptsForward(const ConvShape& shape);
 uint64_t forwardScratchBytes(const ConvShape& shape);
 
 // bias (may be null) joins each output as it is stored. x may hold raw
-// values to round to HF32 (shape.inputRounding); the GEMM rounds them as it
-// packs them.
+// values to round to HF32 (shape.inputRounding), rounded as they are split
+// into phases.
 void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
              const float* bias = nullptr);
 
