@@ -204,7 +204,6 @@ void multiplyBlock(const GemmKernel& k, const Problem& p, const BlockTiles& t, c
   }
 }
 
-// Sequential blocked GEMM on C[m0:m1, n0:n1] using one scratch slice.
 // A row-major B's whole slivers are packed by the tiles (multiplyBlock).
 bool tilesPackB(const GemmKernel& k, const Problem& p) {
   if (!k.runStreamingB || p.bSource) return false;
@@ -214,6 +213,7 @@ bool tilesPackB(const GemmKernel& k, const Problem& p) {
   return true;
 }
 
+// Sequential blocked GEMM on C[m0:m1, n0:n1] using one scratch slice.
 void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
              float* slice) {
   const SliceLayout layout = sliceLayout(k);
@@ -222,7 +222,7 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
   float* tile = packedB + layout.packedBFloats;
   // Each view's tapK rows of K are cut into equal blocks of at most kc (576
   // -> 3 x 192, not 256 + 256 + 64), so no block straddles two views: this
-  // depends on K, tapK and kc only, never on the part being computed.
+  // depends on tapK and kc only, never on the part being computed.
   const int64_t kBlocks = (p.tapK + k.kc - 1) / k.kc;
   const int64_t kStep = (p.tapK + kBlocks - 1) / kBlocks;
   const bool streamB = tilesPackB(k, p);

@@ -89,10 +89,15 @@ void splitPhases(const ConvShape& shape, const Phases& phases, int64_t channels,
                  const float* xGroup, float* out) {
   const int64_t s = phases.stride, length = phases.length, L = shape.in[kAxis];
   const int64_t pad = shape.padBefore[kAxis];
-  // Channel by channel, so that each x row is read s times from L1.
+  const int64_t taps = shape.kernel[kAxis], d = shape.dilation[kAxis];
+  // Channel by channel, so that each x row is read s times from L1; only the
+  // phases some tap reads (a stride above the kernel's span leaves others).
   parallelFor(channels * s, [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       const int64_t c = item / s, r = item % s;
+      bool read = false;
+      for (int64_t k = 0; k < taps && !read; ++k) read = k * d % s == r;
+      if (!read) continue;
       const float* from = xGroup + c * L + r - pad;
       float* to = out + (r * channels + c) * length;
       // t in [t0, t1) reads x inside: 0 <= t * s + r - pad < L.
