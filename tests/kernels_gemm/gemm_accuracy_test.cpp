@@ -159,9 +159,7 @@ TEST_P(GemmAccuracy, RowMajorBPackedByTheTiles) {
 TEST_P(GemmAccuracy, TinyCacheBlocks) {
   ForcedIsa forced(GetParam());
   ASSERT_TRUE(forced.ok());
-  struct Restore {
-    ~Restore() { aclcpu::kernels::overrideGemmBlockingForTesting(0, 0, 0); }
-  } restore;
+  BlockingGuard restore;
   ASSERT_TRUE(aclcpu::kernels::overrideGemmBlockingForTesting(7, 1, 1));  // one tile per block
   checkCase({37, 101, 50, Layout::RowMajor, Layout::ColMajor}, GetParam(), false, 500);
   checkCase({20, 60, 15, Layout::ColMajor, Layout::RowMajor}, GetParam(), true, 501);

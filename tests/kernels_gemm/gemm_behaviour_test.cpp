@@ -19,12 +19,6 @@ namespace {
 using aclcpu::kernels::gemmScratchBytes;
 using aclcpu::kernels::sgemm;
 
-// Restores the default pool size when a test changes it.
-class ThreadCountGuard {
- public:
-  ~ThreadCountGuard() { aclcpu::setComputeThreadCount(0); }
-};
-
 // Small integers keep every partial sum exact in fp32 (|sum| < 2^24), so the
 // result must equal the integer product exactly, whatever the blocking.
 TEST(GemmExact, SmallIntegersGiveExactProducts) {
@@ -283,9 +277,7 @@ TEST(GemmDispatch, BlockingOverrideMustFitTheScratch) {
 // Many parts and many blocks per part must still give identical bits.
 TEST(GemmDeterminism, TinyBlocksAcrossThreadCounts) {
   ThreadCountGuard restore;
-  struct RestoreBlocks {
-    ~RestoreBlocks() { aclcpu::kernels::overrideGemmBlockingForTesting(0, 0, 0); }
-  } restoreBlocks;
+  BlockingGuard restoreBlocks;
   ASSERT_TRUE(aclcpu::kernels::overrideGemmBlockingForTesting(9, 16, 64));
   const int64_t M = 300, N = 257, K = 100;
   std::mt19937 rng(3);
@@ -315,9 +307,7 @@ TEST(GemmDeterminism, TinyBlocksAcrossThreadCounts) {
 // columns past N stay untouched.
 TEST(GemmRowBias, EqualsTheBiasAddedAfterTheSum) {
   ThreadCountGuard restore;
-  struct RestoreBlocks {
-    ~RestoreBlocks() { aclcpu::kernels::overrideGemmBlockingForTesting(0, 0, 0); }
-  } restoreBlocks;
+  BlockingGuard restoreBlocks;
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (GemmIsa isa : supportedIsas()) {

@@ -71,16 +71,6 @@ struct TapProblem {
   }
 };
 
-class BlockingGuard {
- public:
-  ~BlockingGuard() { overrideGemmBlockingForTesting(0, 0, 0); }
-};
-
-class ThreadCountGuard {
- public:
-  ~ThreadCountGuard() { aclcpu::setComputeThreadCount(0); }
-};
-
 // Ragged views (tapK 100 and 300: K blocks that end inside a view's rows in
 // the concatenated product), C accumulated and a row bias, on every ISA:
 // within the float64 sum's rounding bound.

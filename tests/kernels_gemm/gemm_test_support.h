@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "common/thread_pool.h"
 #include "kernels/gemm/gemm.h"
 #include "kernels/gemm/gemm_testing.h"
 
@@ -155,6 +156,18 @@ struct OutputMatrix {
   }
   int64_t M, N, ldc;
   std::vector<float> data;
+};
+
+// Restores the default pool size when a test changes it.
+class ThreadCountGuard {
+ public:
+  ~ThreadCountGuard() { aclcpu::setComputeThreadCount(0); }
+};
+
+// Restores every kernel's default cache blocks (overrideGemmBlockingForTesting).
+class BlockingGuard {
+ public:
+  ~BlockingGuard() { aclcpu::kernels::overrideGemmBlockingForTesting(0, 0, 0); }
 };
 
 // Forces an ISA for the lifetime of the guard and restores Auto afterwards.
