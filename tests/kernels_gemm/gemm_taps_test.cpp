@@ -10,7 +10,6 @@
 #include <random>
 #include <vector>
 
-#include "common/thread_pool.h"
 #include "gemm_test_support.h"
 
 namespace gemm_test {
@@ -128,24 +127,11 @@ TEST(GemmTaps, AlignedViewsGiveTheConcatenatedProductsBits) {
 }
 
 TEST(GemmTaps, BitIdenticalAcrossThreadCounts) {
-  ThreadCountGuard restore;
   forEachIsaAndShape({{512, 99, 130}, {24, 800, 200}}, [](const GemmShape& s) {
     TapProblem p(s.M, s.N, s.K, 4, 23);
-    std::vector<float> first;
-    for (int threads : {1, 2, 3}) {
-      aclcpu::setComputeThreadCount(threads);
-      Scratch scratch;
-      OutputMatrix out(s.M, s.N);
-      sgemmTaps(s.M, s.N, s.K, 4, p.a.data(), p.b.data(), out.data.data(), out.ldc, false,
-                scratch.get());
-      ASSERT_TRUE(scratch.guardIntact());
-      if (first.empty()) {
-        first = out.data;
-      } else {
-        ASSERT_EQ(0, std::memcmp(first.data(), out.data.data(), first.size() * sizeof(float)))
-            << threads << " threads differ from 1 thread";
-      }
-    }
+    expectSameBitsForThreadCounts(s.M, s.N, [&](OutputMatrix& out, void* scratch) {
+      sgemmTaps(s.M, s.N, s.K, 4, p.a.data(), p.b.data(), out.data.data(), out.ldc, false, scratch);
+    });
   });
 }
 

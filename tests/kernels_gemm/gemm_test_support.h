@@ -223,6 +223,28 @@ void forEachIsaAndShape(std::initializer_list<GemmShape> shapes, Body&& body) {
   }
 }
 
+// run(out, scratch) on an M x N OutputMatrix with 1, 2 and 3 threads, the
+// scratch sized after each change as documented: every run keeps the
+// scratch guard and gives the 1-thread run's bits.
+template <typename Run>
+void expectSameBitsForThreadCounts(int64_t M, int64_t N, Run&& run) {
+  ThreadCountGuard restore;
+  std::vector<float> first;
+  for (int threads : {1, 2, 3}) {
+    aclcpu::setComputeThreadCount(threads);
+    Scratch scratch;
+    OutputMatrix out(M, N);
+    run(out, scratch.get());
+    ASSERT_TRUE(scratch.guardIntact());
+    if (first.empty()) {
+      first = out.data;
+    } else {
+      ASSERT_EQ(0, std::memcmp(first.data(), out.data.data(), first.size() * sizeof(float)))
+          << threads << " threads differ from 1 thread";
+    }
+  }
+}
+
 }  // namespace gemm_test
 
 namespace aclcpu {

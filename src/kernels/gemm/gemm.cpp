@@ -103,6 +103,7 @@ struct Problem {
   const MatrixView* B;
   int64_t tapK;
   const PackedBSource* bSource;  // when not null, B's blocks come from here
+  bool streamB;                  // B's whole slivers are packed by the tiles (tilesPackB)
   float* C;
   int64_t ldc;
   bool accumulate;
@@ -204,11 +205,12 @@ void multiplyBlock(const GemmKernel& k, const Problem& p, const BlockTiles& t, c
   }
 }
 
-// A row-major B's whole slivers are packed by the tiles (multiplyBlock).
-bool tilesPackB(const GemmKernel& k, const Problem& p) {
-  if (!k.runStreamingB || p.bSource) return false;
-  for (int64_t t = 0; t < p.K / p.tapK; ++t) {
-    if (p.B[t].colStride != 1) return false;
+// A row-major B (every view's) has its whole slivers packed by the tiles.
+bool tilesPackB(const GemmKernel& k, const MatrixView* B, int64_t views,
+                const PackedBSource* bSource) {
+  if (!k.runStreamingB || bSource) return false;
+  for (int64_t t = 0; t < views; ++t) {
+    if (B[t].colStride != 1) return false;
   }
   return true;
 }
@@ -225,10 +227,9 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
   // depends on tapK and kc only, never on the part being computed.
   const int64_t kBlocks = (p.tapK + k.kc - 1) / k.kc;
   const int64_t kStep = (p.tapK + kBlocks - 1) / kBlocks;
-  const bool streamB = tilesPackB(k, p);
   for (int64_t jc = n0; jc < n1; jc += k.nc) {
     const int64_t nb = std::min(k.nc, n1 - jc);
-    const int64_t streamed = streamB ? nb / k.nr * k.nr : 0;
+    const int64_t streamed = p.streamB ? nb / k.nr * k.nr : 0;
     for (int64_t pc = 0; pc < p.K;) {
       const int64_t tap = pc / p.tapK;
       const int64_t local = pc - tap * p.tapK;
@@ -302,7 +303,8 @@ void multiply(int64_t M, int64_t N, int64_t K, const MatrixView* A, const Matrix
     return;
   }
   const GemmKernel k = activeKernel();
-  const Problem problem{M, N, K, A, B, tapK, bSource, C, ldc, accumulate, rowBias};
+  const bool streamB = tilesPackB(k, B, K / tapK, bSource);
+  const Problem problem{M, N, K, A, B, tapK, bSource, streamB, C, ldc, accumulate, rowBias};
   const int64_t tilesM = (M + k.mr - 1) / k.mr;
   const int64_t tilesN = (N + k.nr - 1) / k.nr;
   const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
@@ -310,8 +312,8 @@ void multiply(int64_t M, int64_t N, int64_t K, const MatrixView* A, const Matrix
   const int64_t wanted = static_cast<int64_t>(std::min<double>(threads, work / kMinWorkPerPart));
   int64_t gridM = 1;
   int64_t gridN = 1;
-  chooseGrid(M, N, tilesM, tilesN, std::max<int64_t>(wanted, 1), tilesPackB(k, problem) ? 0.5 : 1.0,
-             &gridM, &gridN);
+  chooseGrid(M, N, tilesM, tilesN, std::max<int64_t>(wanted, 1), streamB ? 0.5 : 1.0, &gridM,
+             &gridN);
 
   float* const base = static_cast<float*>(scratch);
   const int64_t sliceFloats = static_cast<int64_t>(sliceLayout(k).bytes / sizeof(float));

@@ -1,10 +1,10 @@
 #include "kernels/conv/tap_gemm/tap_gemm_forward.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include "common/thread_pool.h"
 #include "kernels/conv/conv_geometry.h"
+#include "kernels/conv/scratch_region.h"
 #include "kernels/convert/scalar_convert_inl.h"
 #include "kernels/gemm/gemm.h"
 
@@ -14,9 +14,6 @@ namespace tap_gemm {
 namespace {
 
 using conv_detail::ConvGeometry;
-
-constexpr uint64_t kAlign = 64;
-uint64_t alignUp(uint64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
 
 // Below this many input channels per group a tap's K block is too shallow:
 // every block reads and writes the output tiles once more.
@@ -52,11 +49,12 @@ Layout layoutFor(const ConvShape& shape) {
                                static_cast<uint64_t>(geometry.cinPerGroup) *
                                static_cast<uint64_t>(phases.length);
   Layout layout;
-  layout.weightsOffset = alignUp(gemmScratchBytes());
-  layout.phasesOffset = layout.weightsOffset + alignUp(weights * sizeof(float));
-  layout.viewsOffset = layout.phasesOffset + alignUp(phaseFloats * sizeof(float));
-  layout.bytes = layout.viewsOffset +
-                 alignUp(2 * static_cast<uint64_t>(geometry.kernelVolume) * sizeof(MatrixView));
+  layout.weightsOffset = scratchAligned(gemmScratchBytes());
+  layout.phasesOffset = layout.weightsOffset + scratchAligned(weights * sizeof(float));
+  layout.viewsOffset = layout.phasesOffset + scratchAligned(phaseFloats * sizeof(float));
+  layout.bytes =
+      layout.viewsOffset +
+      scratchAligned(2 * static_cast<uint64_t>(geometry.kernelVolume) * sizeof(MatrixView));
   return layout;
 }
 
@@ -134,11 +132,10 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
   if (shape.batch == 0 || Cog == 0 || P == 0) return;
   const Phases phases = describePhases(shape, geometry);
   const Layout layout = layoutFor(shape);
-  auto* base = static_cast<unsigned char*>(scratch);
-  float* const wTaps = reinterpret_cast<float*>(base + layout.weightsOffset);
-  float* const split = reinterpret_cast<float*>(base + layout.phasesOffset);
+  float* const wTaps = scratchRegion<float>(scratch, layout.weightsOffset);
+  float* const split = scratchRegion<float>(scratch, layout.phasesOffset);
   regroupWeights(shape, geometry, w, wTaps);
-  auto* const a = reinterpret_cast<MatrixView*>(base + layout.viewsOffset);
+  MatrixView* const a = scratchRegion<MatrixView>(scratch, layout.viewsOffset);
   MatrixView* const b = a + K;
   const bool hf32 = shape.inputRounding == Rounding::HF32;
   const int64_t s = phases.stride, d = shape.dilation[kAxis];
