@@ -3,8 +3,11 @@
 // one thread count, next to the one-core FMA peak measured in the same run.
 // A measurement, not a test. Usage:
 //   conv_pass_bench [--threads N] [--repeat N] [--operands fp32|bf16|fp16|hf32]
-//                   [--round-in-pass] [--only SUBSTRING] N C O G  D H W  KD KH KW  S P DL
-// (--operands rounds the data and offers the entries for that operand kind,
+//                   [--round-in-pass] [--only SUBSTRING] [--gemm-blocking KC,MC,NC]
+//                   N C O G  D H W  KD KH KW  S P DL
+// (--gemm-blocking overrides the sgemm kernel's cache blocks, 0 keeping one,
+// within the scratch the defaults size: for tuning them;
+// --operands rounds the data and offers the entries for that operand kind,
 // which run next to the fp32 entries; with --round-in-pass the data stays raw
 // fp32 and the passes round it as they read.)
 // (S, P, DL apply to every spatial dim; the output extent follows from them.)
@@ -22,6 +25,7 @@
 #include "kernels/conv/conv_registry.h"
 #include "kernels/convert/convert.h"
 #include "kernels/cpu/cpu_info.h"
+#include "kernels/gemm/gemm_testing.h"
 
 double probeFmaGflops(double seconds);  // bench/gemm/fma_peak_avx512.cpp
 
@@ -51,6 +55,14 @@ int main(int argc, char** argv) {
       repeat = std::atoi(argv[++i]);
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
+    } else if (!std::strcmp(argv[i], "--gemm-blocking") && i + 1 < argc) {
+      long long kc = 0, mc = 0, nc = 0;
+      if (std::sscanf(argv[++i], "%lld,%lld,%lld", &kc, &mc, &nc) != 3 ||
+          !overrideGemmBlockingForTesting(kc, mc, nc)) {
+        std::fprintf(stderr, "--gemm-blocking: KC,MC,NC within the default scratch, not %s\n",
+                     argv[i]);
+        return 2;
+      }
     } else if (!std::strcmp(argv[i], "--round-in-pass")) {
       roundInPass = true;
     } else if (!std::strcmp(argv[i], "--operands") && i + 1 < argc) {
@@ -73,7 +85,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: conv_pass_bench [--threads N] [--repeat N] [--operands fp32|bf16|fp16|hf32] "
-        "[--round-in-pass] [--only SUBSTRING] "
+        "[--round-in-pass] [--only SUBSTRING] [--gemm-blocking KC,MC,NC] "
         "N C O G D H W KD KH KW S P DL\n");
     return 2;
   }

@@ -103,7 +103,11 @@ struct Problem {
   const MatrixView* B;
   int64_t tapK;
   const PackedBSource* bSource;  // when not null, B's blocks come from here
-  bool streamB;                  // B's whole slivers are packed by the tiles (tilesPackB)
+  // When not null, A packed whole (packA): K block [pc, pc + kb)'s slivers
+  // from packedA + pc * packedRows, row ic's from there + ic * kb.
+  const float* packedA;
+  int64_t packedRows;
+  bool streamB;  // B's whole slivers are packed by the tiles (tilesPackB)
   float* C;
   int64_t ldc;
   bool accumulate;
@@ -215,6 +219,14 @@ bool tilesPackB(const GemmKernel& k, const MatrixView* B, int64_t views,
   return true;
 }
 
+// Each view's tapK rows of K are cut into equal blocks of at most kc (576
+// -> 3 x 192, not 256 + 256 + 64), so no block straddles two views: this
+// depends on tapK and kc only, never on the part being computed.
+int64_t kBlockStep(int64_t tapK, int64_t kc) {
+  const int64_t blocks = (tapK + kc - 1) / kc;
+  return (tapK + blocks - 1) / blocks;
+}
+
 // Sequential blocked GEMM on C[m0:m1, n0:n1] using one scratch slice.
 void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
              float* slice) {
@@ -222,11 +234,7 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
   float* packedA = slice;
   float* packedB = slice + layout.packedAFloats;
   float* tile = packedB + layout.packedBFloats;
-  // Each view's tapK rows of K are cut into equal blocks of at most kc (576
-  // -> 3 x 192, not 256 + 256 + 64), so no block straddles two views: this
-  // depends on tapK and kc only, never on the part being computed.
-  const int64_t kBlocks = (p.tapK + k.kc - 1) / k.kc;
-  const int64_t kStep = (p.tapK + kBlocks - 1) / kBlocks;
+  const int64_t kStep = kBlockStep(p.tapK, k.kc);
   for (int64_t jc = n0; jc < n1; jc += k.nc) {
     const int64_t nb = std::min(k.nc, n1 - jc);
     const int64_t streamed = p.streamB ? nb / k.nr * k.nr : 0;
@@ -245,9 +253,15 @@ void runPart(const GemmKernel& k, const Problem& p, int64_t m0, int64_t m1, int6
       if (p.bSource && p.bSource->roundHf32) k.roundHf32(packedB, roundUp(nb, k.nr) * kb);
       for (int64_t ic = m0; ic < m1; ic += k.mc) {
         const int64_t mb = std::min(k.mc, m1 - ic);
-        gemm_detail::packA(a, ic, local, mb, kb, k.mr, a.roundHf32 ? k.packHf32 : k.pack, packedA);
+        const float* blockA = packedA;
+        if (p.packedA) {
+          blockA = p.packedA + pc * p.packedRows + ic * kb;
+        } else {
+          gemm_detail::packA(a, ic, local, mb, kb, k.mr, a.roundHf32 ? k.packHf32 : k.pack,
+                             packedA);
+        }
         const BlockTiles tiles{ic, mb, jc, nb, pc, kb, ic == m0 ? streamed : 0, b, local};
-        multiplyBlock(k, p, tiles, packedA, packedB, tile);
+        multiplyBlock(k, p, tiles, blockA, packedB, tile);
       }
       pc += kb;
     }
@@ -293,9 +307,15 @@ void zeroMatrix(int64_t M, int64_t N, float* C, int64_t ldc) {
   for (int64_t i = 0; i < M; ++i) std::fill(C + i * ldc, C + i * ldc + N, 0.0f);
 }
 
+// A packed by packA for this product's kernel and blocking.
+bool packedFor(const PackedA* packed, const GemmKernel& k, int64_t M, int64_t K) {
+  return packed && packed->data && packed->kernel == k.name && packed->kc == k.kc &&
+         packed->M == M && packed->K == K;
+}
+
 void multiply(int64_t M, int64_t N, int64_t K, const MatrixView* A, const MatrixView* B,
               int64_t tapK, const PackedBSource* bSource, float* C, int64_t ldc, bool accumulate,
-              void* scratch, const float* rowBias) {
+              void* scratch, const float* rowBias, const PackedA* packed = nullptr) {
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
     if (!accumulate) zeroMatrix(M, N, C, ldc);
@@ -304,7 +324,21 @@ void multiply(int64_t M, int64_t N, int64_t K, const MatrixView* A, const Matrix
   }
   const GemmKernel k = activeKernel();
   const bool streamB = tilesPackB(k, B, K / tapK, bSource);
-  const Problem problem{M, N, K, A, B, tapK, bSource, streamB, C, ldc, accumulate, rowBias};
+  const bool usePacked = packedFor(packed, k, M, K);
+  const Problem problem{M,
+                        N,
+                        K,
+                        A,
+                        B,
+                        tapK,
+                        bSource,
+                        usePacked ? packed->data : nullptr,
+                        roundUp(M, k.mr),
+                        streamB,
+                        C,
+                        ldc,
+                        accumulate,
+                        rowBias};
   const int64_t tilesM = (M + k.mr - 1) / k.mr;
   const int64_t tilesN = (N + k.nr - 1) / k.nr;
   const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
@@ -355,6 +389,54 @@ void sgemmTaps(int64_t M, int64_t N, int64_t tapK, int64_t taps, const MatrixVie
 void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, const PackedBSource& B, float* C,
            int64_t ldc, bool accumulate, void* scratch, const float* rowBias) {
   multiply(M, N, K, &A, nullptr, K, &B, C, ldc, accumulate, scratch, rowBias);
+}
+
+void sgemm(int64_t M, int64_t N, int64_t K, const PackedA& A, MatrixView B, float* C, int64_t ldc,
+           bool accumulate, void* scratch, const float* rowBias) {
+  multiply(M, N, K, &A.view, &B, K, nullptr, C, ldc, accumulate, scratch, rowBias, &A);
+}
+
+void sgemm(int64_t M, int64_t N, int64_t K, const PackedA& A, const PackedBSource& B, float* C,
+           int64_t ldc, bool accumulate, void* scratch, const float* rowBias) {
+  multiply(M, N, K, &A.view, nullptr, K, &B, C, ldc, accumulate, scratch, rowBias, &A);
+}
+
+uint64_t packedABytes(int64_t M, int64_t K) {
+  if (M <= 0 || K <= 0) return 0;
+  uint64_t bytes = 0;
+  for (const GemmKernel* k : kAllKernels) {
+    bytes = std::max(
+        bytes, static_cast<uint64_t>(roundUp(M, k->mr)) * static_cast<uint64_t>(K) * sizeof(float));
+  }
+  return (bytes + 63) / 64 * 64;
+}
+
+PackedA packA(int64_t M, int64_t K, MatrixView A, float* buffer) {
+  PackedA packed;
+  packed.view = A;
+  packed.M = M;
+  packed.K = K;
+  if (M <= 0 || K <= 0) return packed;
+  const GemmKernel k = activeKernel();
+  const int64_t step = kBlockStep(K, k.kc);
+  const int64_t rows = roundUp(M, k.mr);
+  const gemm_detail::PackBlockFn pack = A.roundHf32 ? k.packHf32 : k.pack;
+  const int64_t kBlocks = (K + step - 1) / step;
+  const int64_t rowBlocks = (M + k.mc - 1) / k.mc;
+  // The blocks runPart would pack, each where it looks for them.
+  parallelFor(kBlocks * rowBlocks, [&](int64_t begin, int64_t end) {
+    for (int64_t unit = begin; unit < end; ++unit) {
+      const int64_t pc = unit / rowBlocks * step;
+      const int64_t ic = unit % rowBlocks * k.mc;
+      const int64_t kb = std::min(step, K - pc);
+      gemm_detail::packA(A, ic, pc, std::min(k.mc, M - ic), kb, k.mr, pack,
+                         buffer + pc * rows + ic * kb);
+    }
+  });
+  packed.data = buffer;
+  packed.kernel = k.name;
+  packed.kc = k.kc;
+  return packed;
 }
 
 uint64_t gemmScratchBytes() {

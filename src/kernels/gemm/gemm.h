@@ -63,6 +63,34 @@ struct PackedBSource {
 void sgemm(int64_t M, int64_t N, int64_t K, MatrixView A, const PackedBSource& B, float* C,
            int64_t ldc, bool accumulate, void* scratch, const float* rowBias = nullptr);
 
+// A packed once for several products that share it (a convolution's weights,
+// the same for every image): packing it again for each product and column
+// block was 3-10% of the pointwise passes' time. Made by packA below for the
+// kernel active then; a product on another kernel or blocking (a test that
+// forces one in between) packs from `view` as sgemm does: the same bits
+// either way, since packing only copies (and rounds, view.roundHf32).
+struct PackedA {
+  MatrixView view;
+  const float* data = nullptr;  // null: nothing packed, `view` is used
+  int64_t M = 0;
+  int64_t K = 0;
+  const char* kernel = nullptr;  // gemmKernelName() when packed
+  int64_t kc = 0;
+};
+
+// Bytes packA needs for an M x K matrix on any kernel: a multiple of 64.
+uint64_t packedABytes(int64_t M, int64_t K);
+
+// Packs A (M x K) into `buffer` (packedABytes(M, K) bytes, 64-byte aligned)
+// on the pool's threads; the result refers to buffer and to A's data.
+PackedA packA(int64_t M, int64_t K, MatrixView A, float* buffer);
+
+// sgemm with A packed by packA for this M and K.
+void sgemm(int64_t M, int64_t N, int64_t K, const PackedA& A, MatrixView B, float* C, int64_t ldc,
+           bool accumulate, void* scratch, const float* rowBias = nullptr);
+void sgemm(int64_t M, int64_t N, int64_t K, const PackedA& A, const PackedBSource& B, float* C,
+           int64_t ldc, bool accumulate, void* scratch, const float* rowBias = nullptr);
+
 // Scratch bytes sgemm needs for any M, N, K: one slice of packing buffers
 // per pool thread, so it is a constant for a given computeThreadCount(). Size
 // (or re-size) scratch after any setComputeThreadCount(): sgemm may use as

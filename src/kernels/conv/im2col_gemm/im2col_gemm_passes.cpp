@@ -11,6 +11,7 @@
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/im2col_gemm/im2col.h"
 #include "kernels/conv/im2col_gemm/stacked_images.h"
+#include "kernels/conv/scratch_region.h"
 #include "kernels/gemm/gemm.h"
 
 namespace aclcpu {
@@ -71,6 +72,27 @@ void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& 
   }
 }
 
+// A group's weights packed once (gemm's packA) for all the products that
+// read them, when there are several: RN50 1x1 256->64 56x56 batch 8 forward
+// packed its 64 KB of weights 56 times (per image and column block), the
+// 1x1/2 256->512 data gradient its 512 KB 16 times, 10% of that pass's
+// time. Bounded, so the workspace stays near the operands' size.
+constexpr uint64_t kMaxPackedWeightBytes = uint64_t{8} << 20;
+
+// The region one group's packed weights (rows x depth) take, or 0 when the
+// products pack them themselves.
+uint64_t packedWeightBytes(int64_t rows, int64_t depth, int64_t products) {
+  const uint64_t bytes = packedABytes(rows, depth);
+  return products > 1 && bytes <= kMaxPackedWeightBytes ? bytes : 0;
+}
+
+// The weights for a group's products: packed into `region` when it has bytes.
+PackedA groupWeights(uint64_t regionBytes, float* region, int64_t rows, int64_t depth,
+                     MatrixView view) {
+  if (regionBytes == 0) return PackedA{view};
+  return packA(rows, depth, view, region);
+}
+
 }  // namespace
 
 namespace {
@@ -84,14 +106,38 @@ uint64_t stackedProductBytes(int64_t rows, int64_t images, int64_t positions) {
 
 }  // namespace
 
-// With stacked images, the stacked column matrix follows the GEMM's slices.
-uint64_t scratchBytes(const ConvShape& shape) {
+namespace {
+
+// With stacked images, the stacked column matrix follows the GEMM's slices;
+// packed weights come after the larger of the two layouts.
+uint64_t backwardDataProductBytes(const ConvShape& shape) {
   const ConvGeometry geometry = conv_detail::describe(shape);
   const int64_t rows = geometry.cinPerGroup * geometry.kernelVolume;
   const int64_t stack = conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, rows);
   uint64_t bytes = gemmPathScratchBytes(shape);
   if (stack > 1) bytes = std::max(bytes, stackedProductBytes(rows, stack, geometry.outVolume));
   return bytes;
+}
+
+// The transposed weights (rows x Cog) are packed once when every product
+// reads all their rows: stacked images, or tiles that split positions only.
+uint64_t backwardDataPackedWeightBytes(const ConvShape& shape) {
+  const ConvGeometry geometry = conv_detail::describe(shape);
+  const int64_t rows = geometry.cinPerGroup * geometry.kernelVolume;
+  const int64_t stack = conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, rows);
+  if (stack > 1)
+    return packedWeightBytes(rows, geometry.coutPerGroup, (shape.batch + stack - 1) / stack);
+  const ColumnTiling tiling = conv_detail::planColumns(geometry);
+  if (tiling.channelsPerChunk < geometry.cinPerGroup) return 0;
+  const int64_t tiles =
+      (geometry.outVolume + tiling.positionsPerTile - 1) / tiling.positionsPerTile;
+  return packedWeightBytes(rows, geometry.coutPerGroup, shape.batch * tiles);
+}
+
+}  // namespace
+
+uint64_t scratchBytes(const ConvShape& shape) {
+  return backwardDataProductBytes(shape) + backwardDataPackedWeightBytes(shape);
 }
 
 namespace {
@@ -116,9 +162,11 @@ bool formsColumns(const ConvGeometry& geometry) {
 
 }  // namespace
 
+namespace {
+
 // With stacked images, their outputs side by side follow the GEMM's slices,
-// then (formsColumns) their column matrices.
-uint64_t forwardScratchBytes(const ConvShape& shape) {
+// then (formsColumns) their column matrices; packed weights come after these.
+uint64_t forwardProductBytes(const ConvShape& shape) {
   const ConvGeometry geometry = conv_detail::describe(shape);
   const int64_t stack =
       conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, geometry.coutPerGroup);
@@ -133,6 +181,20 @@ uint64_t forwardScratchBytes(const ConvShape& shape) {
   if (formsColumns(geometry))
     bytes += alignUp(columnFloats * static_cast<uint64_t>(stack) * sizeof(float));
   return bytes;
+}
+
+uint64_t forwardPackedWeightBytes(const ConvShape& shape) {
+  const ConvGeometry geometry = conv_detail::describe(shape);
+  const int64_t stack =
+      conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, geometry.coutPerGroup);
+  return packedWeightBytes(geometry.coutPerGroup, geometry.cinPerGroup * geometry.kernelVolume,
+                           (shape.batch + stack - 1) / stack);
+}
+
+}  // namespace
+
+uint64_t forwardScratchBytes(const ConvShape& shape) {
+  return forwardProductBytes(shape) + forwardPackedWeightBytes(shape);
 }
 
 // After the data gradient's scratch: the transposed gradient of one group,
@@ -163,17 +225,23 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
   const ColumnTile whole{0, Cig, 0, P};
   const bool hf32 = shape.inputRounding == Rounding::HF32;  // x rounded as packed
   const int64_t stack = conv_detail::imagesPerProduct(shape.batch, P, Cog);
+  const uint64_t packedBytes = forwardPackedWeightBytes(shape);
+  float* const packedRegion = scratchRegion<float>(scratch, forwardProductBytes(shape));
+  auto groupWeightsOf = [&](int64_t g) {
+    return groupWeights(packedBytes, packedRegion, Cog, Cig * K,
+                        MatrixView{w + g * Cog * Cig * K, Cig * K, 1});
+  };
   if (stack > 1) {
     float* const stacked = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
                                                     alignUp(gemmScratchBytes()));
     float* const formed =
         stacked + alignUp(static_cast<uint64_t>(Cog * stack * P) * sizeof(float)) / sizeof(float);
-    for (int64_t n0 = 0; n0 < shape.batch; n0 += stack) {
-      const int64_t images = std::min(stack, shape.batch - n0);
-      const int64_t N = images * P;
-      for (int64_t g = 0; g < shape.groups; ++g) {
+    for (int64_t g = 0; g < shape.groups; ++g) {
+      const PackedA weights = groupWeightsOf(g);
+      for (int64_t n0 = 0; n0 < shape.batch; n0 += stack) {
+        const int64_t images = std::min(stack, shape.batch - n0);
+        const int64_t N = images * P;
         const float* xFirst = x + (n0 * shape.inChannels + g * Cig) * Q;
-        const MatrixView weights{w + g * Cog * Cig * K, Cig * K, 1};
         const float* groupBias = bias ? bias + g * Cog : nullptr;
         if (formsColumns(geometry)) {
           conv_detail::im2colTile(shape, geometry, whole, xFirst, formed, images,
@@ -193,10 +261,10 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
     }
     return;
   }
-  for (int64_t n = 0; n < shape.batch; ++n) {
-    for (int64_t g = 0; g < shape.groups; ++g) {
+  for (int64_t g = 0; g < shape.groups; ++g) {
+    const PackedA weights = groupWeightsOf(g);
+    for (int64_t n = 0; n < shape.batch; ++n) {
       const float* xGroup = x + (n * shape.inChannels + g * Cig) * Q;
-      const MatrixView weights{w + g * Cog * Cig * K, Cig * K, 1};
       float* yGroup = y + (n * shape.outChannels + g * Cog) * P;
       const float* groupBias = bias ? bias + g * Cog : nullptr;
       if (geometry.columnsAreInput) {
@@ -234,16 +302,22 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
   const int64_t rows = Cig * K;
   const bool hf32 = shape.inputRounding == Rounding::HF32;  // dy rounded as packed
   const int64_t stack = conv_detail::imagesPerProduct(shape.batch, P, rows);
+  const uint64_t packedBytes = backwardDataPackedWeightBytes(shape);
+  float* const packedRegion = scratchRegion<float>(scratch, backwardDataProductBytes(shape));
+  auto groupWeightsOf = [&](int64_t g) {
+    return groupWeights(packedBytes, packedRegion, rows, Cog,
+                        MatrixView{w + g * Cog * rows, 1, rows});
+  };
   if (stack > 1) {
     // The column matrices of `stack` images side by side from one product.
     const ColumnTile whole{0, Cig, 0, P};
-    for (int64_t n0 = 0; n0 < shape.batch; n0 += stack) {
-      const int64_t images = std::min(stack, shape.batch - n0);
-      const int64_t N = images * P;
-      for (int64_t g = 0; g < shape.groups; ++g) {
+    for (int64_t g = 0; g < shape.groups; ++g) {
+      const PackedA weightsT = groupWeightsOf(g);
+      for (int64_t n0 = 0; n0 < shape.batch; n0 += stack) {
+        const int64_t images = std::min(stack, shape.batch - n0);
+        const int64_t N = images * P;
         const conv_detail::StackedRows gradients{dy + (n0 * shape.outChannels + g * Cog) * P, P,
                                                  shape.outChannels * P, P};
-        const MatrixView weightsT{w + g * Cog * rows, 1, rows};
         const PackedBSource source{conv_detail::packStackedRowsBlock, &gradients, hf32};
         float* dxFirst = dx + (n0 * shape.inChannels + g * Cig) * Q;
         if (geometry.columnsAreInput) {
@@ -268,10 +342,13 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
     }
     return;
   }
-  for (int64_t n = 0; n < shape.batch; ++n) {
-    for (int64_t g = 0; g < shape.groups; ++g) {
+  for (int64_t g = 0; g < shape.groups; ++g) {
+    const float* wGroup = w + g * Cog * Cig * K;
+    // Packed, the weights cover every tile's rows: tiles then split
+    // positions only (backwardDataPackedWeightBytes).
+    const PackedA packedT = groupWeightsOf(g);
+    for (int64_t n = 0; n < shape.batch; ++n) {
       const float* dyGroup = dy + (n * shape.outChannels + g * Cog) * P;
-      const float* wGroup = w + g * Cog * Cig * K;
       float* dxGroup = dx + (n * shape.inChannels + g * Cig) * Q;
       // With identity columns every dx element is written exactly once below;
       // so it is when a 1x1x1 kernel's tiles hold every position (strided
@@ -282,7 +359,9 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
       if (!geometry.columnsAreInput && !storesPlanes) zeroFloats(dxGroup, Cig * Q);
       forEachTile(geometry, tiling, [&](const ColumnTile& tile) {
         // columns[(c, k)][p] = sum over co of w[co, c, k] * dy[co, p]
-        const MatrixView weightsT{wGroup + tile.channelBegin * K, 1, Cig * K};
+        const PackedA weightsT =
+            packedBytes > 0 ? packedT
+                            : PackedA{MatrixView{wGroup + tile.channelBegin * K, 1, Cig * K}};
         const MatrixView gradients{dyGroup + tile.positionBegin, P, 1, hf32};
         if (geometry.columnsAreInput) {
           sgemm(tile.channelCount, tile.positionCount, Cog, weightsT, gradients,
