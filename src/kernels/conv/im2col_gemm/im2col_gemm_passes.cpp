@@ -23,9 +23,6 @@ using conv_detail::ColumnTile;
 using conv_detail::ColumnTiling;
 using conv_detail::ConvGeometry;
 
-constexpr uint64_t kAlign = 64;
-uint64_t alignUp(uint64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-
 // Scratch = [gemm packing buffers][column matrix].
 struct Scratch {
   void* gemm;
@@ -35,12 +32,11 @@ struct Scratch {
 uint64_t gemmPathScratchBytes(const ConvShape& shape) {
   const ConvGeometry geometry = conv_detail::describe(shape);
   const ColumnTiling tiling = conv_detail::planColumns(geometry);
-  return alignUp(gemmScratchBytes()) + alignUp(tiling.columnFloats * sizeof(float));
+  return scratchAligned(gemmScratchBytes()) + scratchAligned(tiling.columnFloats * sizeof(float));
 }
 
 Scratch splitScratch(void* scratch) {
-  auto* base = static_cast<unsigned char*>(scratch);
-  return {base, reinterpret_cast<float*>(base + alignUp(gemmScratchBytes()))};
+  return {scratch, scratchRegion<float>(scratch, scratchAligned(gemmScratchBytes()))};
 }
 
 void zeroFloats(float* data, int64_t count) {
@@ -101,7 +97,7 @@ namespace {
 uint64_t stackedProductBytes(int64_t rows, int64_t images, int64_t positions) {
   const uint64_t floats = static_cast<uint64_t>(rows) * static_cast<uint64_t>(images) *
                           static_cast<uint64_t>(positions);
-  return alignUp(gemmScratchBytes()) + alignUp(floats * sizeof(float));
+  return scratchAligned(gemmScratchBytes()) + scratchAligned(floats * sizeof(float));
 }
 
 }  // namespace
@@ -174,12 +170,12 @@ uint64_t forwardProductBytes(const ConvShape& shape) {
                                 static_cast<uint64_t>(geometry.kernelVolume) *
                                 static_cast<uint64_t>(geometry.outVolume);
   if (stack == 1) {
-    return alignUp(gemmScratchBytes()) +
-           (formsColumns(geometry) ? alignUp(columnFloats * sizeof(float)) : 0);
+    return scratchAligned(gemmScratchBytes()) +
+           (formsColumns(geometry) ? scratchAligned(columnFloats * sizeof(float)) : 0);
   }
   uint64_t bytes = stackedProductBytes(geometry.coutPerGroup, stack, geometry.outVolume);
   if (formsColumns(geometry))
-    bytes += alignUp(columnFloats * static_cast<uint64_t>(stack) * sizeof(float));
+    bytes += scratchAligned(columnFloats * static_cast<uint64_t>(stack) * sizeof(float));
   return bytes;
 }
 
@@ -204,7 +200,7 @@ uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
   const uint64_t groupWeights = static_cast<uint64_t>(geometry.coutPerGroup) *
                                 static_cast<uint64_t>(geometry.cinPerGroup) *
                                 static_cast<uint64_t>(geometry.kernelVolume);
-  return gemmPathScratchBytes(shape) + alignUp(groupWeights * sizeof(float));
+  return gemmPathScratchBytes(shape) + scratchAligned(groupWeights * sizeof(float));
 }
 
 void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
@@ -232,10 +228,10 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
                         MatrixView{w + g * Cog * Cig * K, Cig * K, 1});
   };
   if (stack > 1) {
-    float* const stacked = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
-                                                    alignUp(gemmScratchBytes()));
+    float* const stacked = scratchRegion<float>(scratch, scratchAligned(gemmScratchBytes()));
     float* const formed =
-        stacked + alignUp(static_cast<uint64_t>(Cog * stack * P) * sizeof(float)) / sizeof(float);
+        stacked +
+        scratchAligned(static_cast<uint64_t>(Cog * stack * P) * sizeof(float)) / sizeof(float);
     for (int64_t g = 0; g < shape.groups; ++g) {
       const PackedA weights = groupWeightsOf(g);
       for (int64_t n0 = 0; n0 < shape.batch; n0 += stack) {
@@ -271,8 +267,7 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
         sgemm(Cog, P, Cig, weights, MatrixView{xGroup, Q, 1, hf32}, yGroup, P, false, scratch,
               groupBias);
       } else if (formsColumns(geometry)) {
-        float* formed = reinterpret_cast<float*>(static_cast<unsigned char*>(scratch) +
-                                                 alignUp(gemmScratchBytes()));
+        float* formed = scratchRegion<float>(scratch, scratchAligned(gemmScratchBytes()));
         conv_detail::im2colTile(shape, geometry, whole, xGroup, formed);
         sgemm(Cog, P, Cig * K, weights, MatrixView{formed, P, 1, hf32}, yGroup, P, false, scratch,
               groupBias);
@@ -404,8 +399,7 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
   const int64_t rows = Cig * K;
   const bool transposed = gemmFillsBetterTransposed(Cog, rows);
   const bool hf32 = shape.inputRounding == Rounding::HF32;  // x and dy rounded as packed
-  float* const dwT = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(scratch) +
-                                              gemmPathScratchBytes(shape));
+  float* const dwT = scratchRegion<float>(scratch, gemmPathScratchBytes(shape));
   // One fixed accumulation order: groups, then batch, then tiles; the GEMM
   // adds each tile's product into dw (or dw^T).
   for (int64_t g = 0; g < shape.groups; ++g) {
