@@ -1,15 +1,20 @@
 // Stand-alone sgemm throughput: GFLOP/s (2*M*N*K per call) for square and
-// convolution-like shapes on 1 and 2 threads. Usage: gemm_bench [seconds-per-case]
+// convolution-like shapes on 1 and 2 threads. Usage:
+//   gemm_bench [seconds-per-case] [--only LABEL] [--gemm-blocking KC,MC,NC]
+// (--gemm-blocking overrides the kernel's cache blocks, 0 keeping one, within
+// the scratch the defaults size: for tuning them.)
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <vector>
 
 #include "common/thread_pool.h"
 #include "kernels/gemm/gemm.h"
+#include "kernels/gemm/gemm_testing.h"
 
 double probeFmaGflops(double seconds);  // fma_peak_avx512.cpp
 double probeClockGhz(double seconds);
@@ -91,7 +96,23 @@ Rate measure(const Shape& s, double seconds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double seconds = argc > 1 ? std::atof(argv[1]) : 0.5;
+  double seconds = 0.5;
+  const char* only = nullptr;  // run only the shapes with this label
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
+    } else if (!std::strcmp(argv[i], "--gemm-blocking") && i + 1 < argc) {
+      long long kc = 0, mc = 0, nc = 0;
+      if (std::sscanf(argv[++i], "%lld,%lld,%lld", &kc, &mc, &nc) != 3 ||
+          !aclcpu::kernels::overrideGemmBlockingForTesting(kc, mc, nc)) {
+        std::fprintf(stderr, "--gemm-blocking: KC,MC,NC within the default scratch, not %s\n",
+                     argv[i]);
+        return 2;
+      }
+    } else {
+      seconds = std::atof(argv[i]);
+    }
+  }
   const std::vector<Shape> shapes = {
       {"square", 256, 256, 256},
       {"square", 384, 384, 384},
@@ -117,6 +138,7 @@ int main(int argc, char** argv) {
   std::printf("GFLOP/s: per wall-clock second, and per CPU-second of one thread (1T cpu)\n");
   std::printf("%-8s %6s %6s %6s %10s %10s %10s\n", "shape", "M", "N", "K", "1T", "1T cpu", "2T");
   for (const Shape& s : shapes) {
+    if (only && std::strcmp(only, s.label) != 0) continue;
     Rate result[2];
     for (int threads = 1; threads <= 2; ++threads) {
       aclcpu::setComputeThreadCount(threads);

@@ -564,6 +564,10 @@ std::vector<ConvShape> edgeShapes() {
   v.push_back(edgeShape(1, 16, 16, 1, unit, {30, 1, 2, 0, 1, 0}, {37, 1, 2, 0, 1, 0}));
   v.push_back(edgeShape(2, 8, 8, 1, {5, 1, 2, 1, 1, 0}, {7, 1, 3, 2, 1, 0}, {40, 1, 3, 1, 1, 12}));
   v.push_back(edgeShape(2, 8, 8, 1, unit, {20, 1, 1, 1, 1, 0}, {20, 1, 1, 2, 1, 0}));
+  // One image whose 1x1 product spans several of sgemm's 480-column blocks
+  // (its weights packed once for them): 576 positions, stride 1 and 2.
+  v.push_back(edgeShape(1, 16, 24, 1, unit, {24, 1, 1, 0, 1, 0}, {24, 1, 1, 0, 1, 0}));
+  v.push_back(edgeShape(1, 24, 16, 1, unit, {48, 1, 2, 0, 1, 0}, {48, 1, 2, 0, 1, 0}));
   // Weight-gradient blocks of at most 224 positions: 3 rows of 60 (and a
   // last block of 1 row), single stride-2 rows of 61 (2 x lines each).
   v.push_back(edgeShape(2, 16, 16, 1, unit, {10, 3, 1, 1, 1, 0}, {60, 3, 1, 1, 1, 0}));

@@ -411,6 +411,13 @@ uint64_t packedABytes(int64_t M, int64_t K) {
   return (bytes + 63) / 64 * 64;
 }
 
+bool gemmRepacksA(int64_t N) {
+  for (const GemmKernel* k : kAllKernels) {
+    if (N > k->nc) return true;
+  }
+  return false;
+}
+
 PackedA packA(int64_t M, int64_t K, MatrixView A, float* buffer) {
   PackedA packed;
   packed.view = A;

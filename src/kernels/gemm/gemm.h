@@ -85,6 +85,11 @@ uint64_t packedABytes(int64_t M, int64_t K);
 // on the pool's threads; the result refers to buffer and to A's data.
 PackedA packA(int64_t M, int64_t K, MatrixView A, float* buffer);
 
+// True when sgemm packs A more than once for N columns on some kernel (they
+// span several column blocks): then packA once saves that work. Depends on N
+// only, never on the active ISA, so a workspace sized with it fits any.
+bool gemmRepacksA(int64_t N);
+
 // sgemm with A packed by packA for this M and K.
 void sgemm(int64_t M, int64_t N, int64_t K, const PackedA& A, MatrixView B, float* C, int64_t ldc,
            bool accumulate, void* scratch, const float* rowBias = nullptr);

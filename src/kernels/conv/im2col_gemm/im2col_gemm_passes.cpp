@@ -68,23 +68,29 @@ void forEachTile(const ConvGeometry& geometry, const ColumnTiling& tiling, Fn&& 
   }
 }
 
-// A group's weights packed once (gemm's packA) for all the products that
-// read them, when there are several: RN50 1x1 256->64 56x56 batch 8 forward
-// packed its 64 KB of weights 56 times (per image and column block), the
-// 1x1/2 256->512 data gradient its 512 KB 16 times, 10% of that pass's
-// time. Bounded, so the workspace stays near the operands' size.
-constexpr uint64_t kMaxPackedWeightBytes = uint64_t{8} << 20;
+// The weights packed once with gemm's packA when sgemm would pack them
+// several times: once per product (image, stack of images or position tile)
+// and per column block. RN50 1x1 256->64 56x56 batch 8 forward packed its
+// 64 KB of weights 56 times, the 1x1/2 256->512 data gradient its 512 KB 16
+// times (10% of that pass's time). Only while they stay in L2 between uses:
+// packed once but read from L3 they cost as much as packing them again
+// (the 1D k3 and k10 s5 512ch weight gradients' dy tiles, 5.6 and 1.6 MB
+// packed once: 144 -> 147 and 98 -> 103 ms, 1 thread). 768 KB: three
+// quarters of the 1 MB L2 of the Zen 5 this was measured on.
+constexpr uint64_t kMaxPackedWeightBytes = uint64_t{768} << 10;
 
-// The region one group's packed weights (rows x depth) take, or 0 when the
-// products pack them themselves.
-uint64_t packedWeightBytes(int64_t rows, int64_t depth, int64_t products) {
+// The region weights of rows x depth packed once take: 0 (sgemm packs them
+// as it goes) unless `products` products read them or one product's
+// `columns` span several of sgemm's column blocks.
+uint64_t packedWeightBytes(int64_t rows, int64_t depth, int64_t products, int64_t columns) {
+  if (products < 2 && !gemmRepacksA(columns)) return 0;
   const uint64_t bytes = packedABytes(rows, depth);
-  return products > 1 && bytes <= kMaxPackedWeightBytes ? bytes : 0;
+  return bytes <= kMaxPackedWeightBytes ? bytes : 0;
 }
 
-// The weights for a group's products: packed into `region` when it has bytes.
-PackedA groupWeights(uint64_t regionBytes, float* region, int64_t rows, int64_t depth,
-                     MatrixView view) {
+// The weights for the products: packed into `region` when it has bytes, else the view.
+PackedA packedOnceOrView(uint64_t regionBytes, float* region, int64_t rows, int64_t depth,
+                         MatrixView view) {
   if (regionBytes == 0) return PackedA{view};
   return packA(rows, depth, view, region);
 }
@@ -122,12 +128,14 @@ uint64_t backwardDataPackedWeightBytes(const ConvShape& shape) {
   const int64_t rows = geometry.cinPerGroup * geometry.kernelVolume;
   const int64_t stack = conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, rows);
   if (stack > 1)
-    return packedWeightBytes(rows, geometry.coutPerGroup, (shape.batch + stack - 1) / stack);
+    return packedWeightBytes(rows, geometry.coutPerGroup, (shape.batch + stack - 1) / stack,
+                             stack * geometry.outVolume);
   const ColumnTiling tiling = conv_detail::planColumns(geometry);
   if (tiling.channelsPerChunk < geometry.cinPerGroup) return 0;
   const int64_t tiles =
       (geometry.outVolume + tiling.positionsPerTile - 1) / tiling.positionsPerTile;
-  return packedWeightBytes(rows, geometry.coutPerGroup, shape.batch * tiles);
+  return packedWeightBytes(rows, geometry.coutPerGroup, shape.batch * tiles,
+                           tiling.positionsPerTile);
 }
 
 }  // namespace
@@ -184,7 +192,7 @@ uint64_t forwardPackedWeightBytes(const ConvShape& shape) {
   const int64_t stack =
       conv_detail::imagesPerProduct(shape.batch, geometry.outVolume, geometry.coutPerGroup);
   return packedWeightBytes(geometry.coutPerGroup, geometry.cinPerGroup * geometry.kernelVolume,
-                           (shape.batch + stack - 1) / stack);
+                           (shape.batch + stack - 1) / stack, stack * geometry.outVolume);
 }
 
 }  // namespace
@@ -224,8 +232,8 @@ void forward(const ConvShape& shape, const float* x, const float* w, float* y, v
   const uint64_t packedBytes = forwardPackedWeightBytes(shape);
   float* const packedRegion = scratchRegion<float>(scratch, forwardProductBytes(shape));
   auto groupWeightsOf = [&](int64_t g) {
-    return groupWeights(packedBytes, packedRegion, Cog, Cig * K,
-                        MatrixView{w + g * Cog * Cig * K, Cig * K, 1});
+    return packedOnceOrView(packedBytes, packedRegion, Cog, Cig * K,
+                            MatrixView{w + g * Cog * Cig * K, Cig * K, 1});
   };
   if (stack > 1) {
     float* const stacked = scratchRegion<float>(scratch, scratchAligned(gemmScratchBytes()));
@@ -300,8 +308,8 @@ void backwardData(const ConvShape& shape, const float* dy, const float* w, float
   const uint64_t packedBytes = backwardDataPackedWeightBytes(shape);
   float* const packedRegion = scratchRegion<float>(scratch, backwardDataProductBytes(shape));
   auto groupWeightsOf = [&](int64_t g) {
-    return groupWeights(packedBytes, packedRegion, rows, Cog,
-                        MatrixView{w + g * Cog * rows, 1, rows});
+    return packedOnceOrView(packedBytes, packedRegion, rows, Cog,
+                            MatrixView{w + g * Cog * rows, 1, rows});
   };
   if (stack > 1) {
     // The column matrices of `stack` images side by side from one product.
