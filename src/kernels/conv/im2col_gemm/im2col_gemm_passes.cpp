@@ -95,20 +95,12 @@ PackedA packedOnceOrView(uint64_t regionBytes, float* region, int64_t rows, int6
   return packA(rows, depth, view, region);
 }
 
-}  // namespace
-
-namespace {
-
 // The GEMM's slices, then one stacked product of rows x (images x positions).
 uint64_t stackedProductBytes(int64_t rows, int64_t images, int64_t positions) {
   const uint64_t floats = static_cast<uint64_t>(rows) * static_cast<uint64_t>(images) *
                           static_cast<uint64_t>(positions);
   return scratchAligned(gemmScratchBytes()) + scratchAligned(floats * sizeof(float));
 }
-
-}  // namespace
-
-namespace {
 
 // With stacked images, the stacked column matrix follows the GEMM's slices;
 // packed weights come after the larger of the two layouts.
@@ -163,10 +155,6 @@ bool formsColumns(const ConvGeometry& geometry) {
          (geometry.kernelVolume == 1 ||
           geometry.kernelVolume * geometry.outVolume <= 2 * geometry.inVolume);
 }
-
-}  // namespace
-
-namespace {
 
 // With stacked images, their outputs side by side follow the GEMM's slices,
 // then (formsColumns) their column matrices; packed weights come after these.
