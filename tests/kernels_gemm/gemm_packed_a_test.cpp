@@ -22,27 +22,8 @@ using aclcpu::kernels::packedABytes;
 using aclcpu::kernels::PackedBSource;
 using aclcpu::kernels::sgemm;
 
-constexpr float kBufferSentinel = 7.25f;
-
-// packA's destination: packedABytes(M, K) floats then a sentinel band.
-struct PackBuffer {
-  static constexpr size_t kGuardFloats = 1024;
-  PackBuffer(int64_t M, int64_t K)
-      : floats(packedABytes(M, K) / sizeof(float)),
-        memory(
-            static_cast<float*>(std::aligned_alloc(64, (floats + kGuardFloats) * sizeof(float)))) {
-    std::fill(memory.get(), memory.get() + floats + kGuardFloats, kBufferSentinel);
-  }
-  float* get() const { return memory.get(); }
-  bool guardIntact() const {
-    for (size_t i = floats; i < floats + kGuardFloats; ++i) {
-      if (memory.get()[i] != kBufferSentinel) return false;
-    }
-    return true;
-  }
-  size_t floats;
-  std::unique_ptr<float, FreeDeleter> memory;
-};
+// packA's destination: packedABytes(M, K) bytes and a guard band.
+Scratch packBuffer(int64_t M, int64_t K) { return Scratch(packedABytes(M, K)); }
 
 struct Problem {
   Operand a, b;
@@ -85,8 +66,8 @@ TEST(GemmPackedA, MatchesFloat64SumAndTheViewsBits) {
       Problem p(s, layout, 11);
       std::vector<float> bias(static_cast<size_t>(s.M));
       for (int64_t i = 0; i < s.M; ++i) bias[i] = 0.25f * static_cast<float>(i % 5);
-      PackBuffer buffer(s.M, s.K);
-      const PackedA packed = aclcpu::kernels::packA(s.M, s.K, p.a.view(), buffer.get());
+      Scratch buffer = packBuffer(s.M, s.K);
+      const PackedA packed = aclcpu::kernels::packA(s.M, s.K, p.a.view(), buffer.floats());
       ASSERT_TRUE(buffer.guardIntact());
       ASSERT_NE(packed.data, nullptr);
       Scratch scratch;
@@ -126,8 +107,8 @@ TEST(GemmPackedA, RoundsHf32AsTheViewDoes) {
     Problem p(s, Layout::RowMajor, 3);
     MatrixView a = p.a.view();
     a.roundHf32 = true;
-    PackBuffer buffer(s.M, s.K);
-    const PackedA packed = aclcpu::kernels::packA(s.M, s.K, a, buffer.get());
+    Scratch buffer = packBuffer(s.M, s.K);
+    const PackedA packed = aclcpu::kernels::packA(s.M, s.K, a, buffer.floats());
     Scratch scratch;
     OutputMatrix viaPacked(s.M, s.N), viaView(s.M, s.N), unrounded(s.M, s.N);
     sgemm(s.M, s.N, s.K, packed, p.b.view(), viaPacked.data.data(), viaPacked.ldc, false,
@@ -148,12 +129,12 @@ TEST(GemmPackedA, RoundsHf32AsTheViewDoes) {
 TEST(GemmPackedA, FallsBackToTheViewWhenTheKernelChanged) {
   const GemmShape s{37, 101, 300};
   Problem p(s, Layout::ColMajor, 5);
-  PackBuffer buffer(s.M, s.K);
+  Scratch buffer = packBuffer(s.M, s.K);
   PackedA packed;
   {
     ForcedIsa scalar(GemmIsa::Scalar);
     ASSERT_TRUE(scalar.ok());
-    packed = aclcpu::kernels::packA(s.M, s.K, p.a.view(), buffer.get());
+    packed = aclcpu::kernels::packA(s.M, s.K, p.a.view(), buffer.floats());
   }
   for (GemmIsa isa : supportedIsas()) {
     ForcedIsa forced(isa);
@@ -177,9 +158,9 @@ TEST(GemmPackedA, FallsBackToTheViewWhenTheKernelChanged) {
 TEST(GemmPackedA, BitIdenticalAcrossThreadCounts) {
   forEachIsaAndShape({{512, 99, 130}, {24, 800, 600}}, [](const GemmShape& s) {
     Problem p(s, Layout::ColMajor, 23);
-    PackBuffer buffer(s.M, s.K);
+    Scratch buffer = packBuffer(s.M, s.K);
     expectSameBitsForThreadCounts(s.M, s.N, [&](OutputMatrix& out, void* scratch) {
-      const PackedA packed = aclcpu::kernels::packA(s.M, s.K, p.a.view(), buffer.get());
+      const PackedA packed = aclcpu::kernels::packA(s.M, s.K, p.a.view(), buffer.floats());
       sgemm(s.M, s.N, s.K, packed, p.b.view(), out.data.data(), out.ldc, false, scratch);
     });
     EXPECT_TRUE(buffer.guardIntact());

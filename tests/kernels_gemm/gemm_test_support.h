@@ -112,19 +112,21 @@ struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
 
-// 64-byte aligned scratch of exactly gemmScratchBytes() followed by a guard
-// band, so writes past the promised size are caught.
+// 64-byte aligned scratch of exactly gemmScratchBytes() (or `bytes`)
+// followed by a guard band, so writes past the promised size are caught.
 class Scratch {
  public:
   static constexpr size_t kGuardBytes = 4096;
   static constexpr unsigned char kGuardByte = 0xA5;
 
-  Scratch() : bytes_(aclcpu::kernels::gemmScratchBytes()) {
+  Scratch() : Scratch(aclcpu::kernels::gemmScratchBytes()) {}
+  explicit Scratch(size_t bytes) : bytes_(bytes) {
     const size_t total = (bytes_ + kGuardBytes + 63) / 64 * 64;
     memory_.reset(std::aligned_alloc(64, total));
     std::memset(static_cast<unsigned char*>(memory_.get()) + bytes_, kGuardByte, kGuardBytes);
   }
   void* get() const { return memory_.get(); }
+  float* floats() const { return static_cast<float*>(memory_.get()); }
   bool guardIntact() const {
     const unsigned char* guard = static_cast<const unsigned char*>(memory_.get()) + bytes_;
     for (size_t i = 0; i < kGuardBytes; ++i) {
