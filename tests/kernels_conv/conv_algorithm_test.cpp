@@ -579,6 +579,9 @@ std::vector<ConvShape> edgeShapes() {
   // Many weight-gradient rows (every reduction chunk busy), batch 3.
   v.push_back(edgeShape(3, 16, 16, 1, unit, {150, 3, 1, 1, 1, 0}, {5, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(3, 32, 32, 32, unit, {150, 3, 1, 1, 1, 0}, {9, 3, 1, 1, 1, 0}));
+  // Enough channel blocks (8 x 9 pairs) for a bf16 weight pass of one
+  // chunk, whose items write their own weights; partial blocks both ways.
+  v.push_back(edgeShape(1, 250, 272, 1, unit, {4, 3, 1, 1, 1, 0}, {5, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(1, 32, 32, 1, {4, 3, 1, 1, 1, 0}, {6, 3, 1, 1, 1, 0}, {6, 3, 1, 1, 1, 0}));
   // Tiles of four output blocks (the fp32 forward of W-strided layers, and
   // rows of 48+ positions in both row passes): 64 channels, a padded last
