@@ -557,12 +557,13 @@ void backwardData(Isa isa, const ConvShape& shape, const float* dy, const float*
 
 namespace {
 
-// Combines pair `pair`'s (output block, reduction block) partial sums over
+// Combines the partial sums of one (output block, reduction block) pair over
 // the chunks in chunk order and writes them into dw [O, C/G, taps], a slice
-// of its taps at a time: the sum over chunks runs along the partials' memory (a stream the
-// prefetcher follows) into a buffer in L1, and the transpose into dw's rows
-// reads that buffer. (Transposing straight out of the partials missed the
-// cache on every element: half of the pass on 512 channels.)
+// of its taps at a time: the sum over chunks runs along the partials' memory
+// (a stream the prefetcher follows) into a buffer in L1, and the transpose
+// into dw's rows reads that buffer. (Transposing straight out of the
+// partials missed the cache on every element: half of the pass on 512
+// channels.)
 void combinePairChunks(const WeightPassPlan& p, const ConvShape& shape, const float* partial,
                        int64_t pair, float* dw) {
   const ChannelBlocks& b = p.blocks;
