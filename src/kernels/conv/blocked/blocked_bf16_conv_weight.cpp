@@ -17,6 +17,7 @@
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/blocked_bf16_conv.h"
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/conv/blocked/blocked_kernels.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/conv_registry.h"
 #include "kernels/conv/scratch_region.h"
@@ -204,8 +205,9 @@ bool safeInPlace(const WeightPlan& p, const uint16_t* x, int64_t images) {
 
 // Sums block pair (a, b)'s chunks in chunk order and writes its weights into
 // dw [O, C, taps], a slice of taps at a time: the sums run along the
-// partials' contiguous taps into a buffer in L1, and each output channel's
-// row of the pair (ins x taps floats) is written in order from it.
+// partials' contiguous taps into a buffer in L1, from which one transpose
+// per reduction channel writes every output channel's run of taps (the bf16
+// passes run only where AVX-512 does).
 void writeBlockPair(const WeightPlan& p, const ConvShape& s, const float* partial, int64_t a,
                     int64_t b, float* dw) {
   constexpr int64_t kTile = 256, kSliceTaps = 16;
@@ -224,11 +226,16 @@ void writeBlockPair(const WeightPlan& p, const ConvShape& s, const float* partia
       const float* part = first + chunk * chunkFloats;
       for (int64_t e = 0; e < n * kTile; ++e) sums[e] += part[e];
     }
-    for (int64_t o = 0; o < outs; ++o) {
-      float* row = dw + ((b * 16 + o) * cin + a * 16) * taps + t0;
-      for (int64_t i = 0; i < ins; ++i)
-        for (int64_t t = 0; t < n; ++t) row[i * taps + t] = sums[t * kTile + i * 16 + o];
-    }
+    WeightTapTiles tiles;
+    tiles.sums = sums;
+    tiles.tapStride = kTile;
+    tiles.taps = static_cast<int>(n);
+    tiles.ins = static_cast<int>(ins);
+    tiles.outs = static_cast<int>(outs);
+    tiles.dw = dw + (b * 16 * cin + a * 16) * taps + t0;
+    tiles.rowStride = cin * taps;
+    tiles.channelStride = taps;
+    f32_weight_taps_store_16x16_avx512(tiles);
   }
 }
 

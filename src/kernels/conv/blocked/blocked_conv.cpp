@@ -564,8 +564,8 @@ namespace {
 // into dw's rows reads that buffer. (Transposing straight out of the
 // partials missed the cache on every element: half of the pass on 512
 // channels.)
-void combinePairChunks(const WeightPassPlan& p, const ConvShape& shape, const float* partial,
-                       int64_t pair, float* dw) {
+void combinePairChunks(const BlockedKernels& k, const WeightPassPlan& p, const ConvShape& shape,
+                       const float* partial, int64_t pair, float* dw) {
   const ChannelBlocks& b = p.blocks;
   const int64_t tapFloats = weightTapFloats(b);
   const int64_t tapCount = p.taps[0] * p.taps[1] * p.taps[2];
@@ -598,6 +598,25 @@ void combinePairChunks(const WeightPassPlan& p, const ConvShape& shape, const fl
       }
       continue;
     }
+    if (!b.depthwise && (shape.groups == 1 ||
+                         (shapeW.coutPerGroup % kLanes == 0 && shapeW.cinPerGroup % kLanes == 0))) {
+      // Blocks inside one group: reduction block cb holds channels cb * 16
+      // on (up to 16) of output block ob's group.
+      const int64_t icBegin = ob * kLanes / shapeW.coutPerGroup * shapeW.cinPerGroup;
+      WeightTapTiles tiles;
+      tiles.sums = sums;
+      tiles.tapStride = tapFloats;
+      tiles.taps = static_cast<int>(taps);
+      tiles.ins =
+          static_cast<int>(std::min<int64_t>(kLanes, icBegin + shapeW.cinPerGroup - cb * kLanes));
+      tiles.outs = static_cast<int>(std::min<int64_t>(kLanes, shapeW.outChannels - ob * kLanes));
+      tiles.dw = dw + ob * kLanes * shapeW.cinPerGroup * tapCount +
+                 (cb * kLanes - icBegin) * tapCount + t0;
+      tiles.rowStride = shapeW.cinPerGroup * tapCount;
+      tiles.channelStride = tapCount;
+      k.storeWeightTaps(tiles);
+      continue;
+    }
     for (int64_t o = 0; o < kLanes; ++o) {
       const int64_t oc = ob * kLanes + o;
       if (oc >= shapeW.outChannels) break;
@@ -615,10 +634,11 @@ void combinePairChunks(const WeightPassPlan& p, const ConvShape& shape, const fl
   }
 }
 
-void combineWeightChunks(const WeightPassPlan& p, const ConvShape& shape, const float* partial,
-                         float* dw) {
+void combineWeightChunks(const BlockedKernels& k, const WeightPassPlan& p, const ConvShape& shape,
+                         const float* partial, float* dw) {
   parallelFor(p.pairs, [&](int64_t begin, int64_t end) {
-    for (int64_t pair = begin; pair < end; ++pair) combinePairChunks(p, shape, partial, pair, dw);
+    for (int64_t pair = begin; pair < end; ++pair)
+      combinePairChunks(k, p, shape, partial, pair, dw);
   });
 }
 
@@ -712,7 +732,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
   // dW spent 13% of its time there).
   auto writeBlockWeights = [&](int64_t ob) {
     for (int64_t r = 0; r < b.redPerGroup; ++r)
-      combinePairChunks(p, shape, partial, ob * b.redPerGroup + r, dw);
+      combinePairChunks(k, p, shape, partial, ob * b.redPerGroup + r, dw);
   };
   if constexpr (std::is_same_v<Element, float>) {
     if (xInPlace && p.imagesPerGroup >= shape.batch) {
@@ -736,7 +756,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
           if (p.chunks == 1) writeBlockWeights(ob);
         }
       });
-      if (p.chunks > 1) combineWeightChunks(p, shape, partial, dw);
+      if (p.chunks > 1) combineWeightChunks(k, p, shape, partial, dw);
       return;
     }
   }
@@ -766,7 +786,7 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
       }
     });
   }
-  if (p.chunks > 1) combineWeightChunks(p, shape, partial, dw);
+  if (p.chunks > 1) combineWeightChunks(k, p, shape, partial, dw);
 }
 
 }  // namespace
@@ -787,6 +807,13 @@ void backwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* 
 void backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
                          void* scratch) {
   runWeightPass(kAvx512Kernels, shape, x, dy, dw, scratch);
+}
+
+void storeWeightTaps(const WeightTapTiles& j) {
+  for (int o = 0; o < j.outs; ++o)
+    for (int i = 0; i < j.ins; ++i)
+      for (int t = 0; t < j.taps; ++t)
+        j.dw[o * j.rowStride + i * j.channelStride + t] = j.sums[t * j.tapStride + i * 16 + o];
 }
 
 }  // namespace blocked

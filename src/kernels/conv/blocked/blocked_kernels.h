@@ -232,6 +232,20 @@ struct WeightSliceJob {
 bool gatherWeightSlice_avx512(const WeightSliceJob& job);
 
 // One ISA's set of the functions above; the drivers take one of these.
+// Up to 16 taps of 16 x 16 weight-gradient sums, sums[t * tapStride + i *
+// 16 + o] (reduction channel i, output channel o), stored as
+//   dw[o * rowStride + i * channelStride + t]   for t < taps, i < ins, o < outs.
+struct WeightTapTiles {
+  const float* sums = nullptr;
+  int64_t tapStride = 256;
+  int taps = 0, ins = 16, outs = 16;
+  float* dw = nullptr;
+  int64_t rowStride = 0, channelStride = 0;
+};
+void f32_weight_taps_store_16x16_avx512(const WeightTapTiles& j);
+// The portable loop (blocked_conv.cpp).
+void storeWeightTaps(const WeightTapTiles& j);
+
 struct BlockedKernels {
   void (*rows)(const RowJob&);
   void (*depthwiseRows)(const RowJob&);
@@ -246,6 +260,7 @@ struct BlockedKernels {
   // stageRows with HF32 rounding; null where the ISA has none (its registry
   // entries do not take raw HF32 inputs).
   void (*stageHf32Rows)(const float*, const StagedLayout&, int64_t, int64_t, float*);
+  void (*storeWeightTaps)(const WeightTapTiles&);
 };
 
 constexpr BlockedKernels kAvx512Kernels{f32_conv_rows_nb16_avx512,
@@ -256,7 +271,8 @@ constexpr BlockedKernels kAvx512Kernels{f32_conv_rows_nb16_avx512,
                                         gatherWeightSlice_avx512,
                                         stageRows_avx512,
                                         unstageRows_avx512,
-                                        stageHf32Rows_avx512};
+                                        stageHf32Rows_avx512,
+                                        f32_weight_taps_store_16x16_avx512};
 constexpr BlockedKernels kAvx2Kernels{f32_conv_rows_nb16_avx2,
                                       f32_dwconv_rows_nb16_avx2,
                                       f32_convbwdw_16x16_avx2,
@@ -265,7 +281,8 @@ constexpr BlockedKernels kAvx2Kernels{f32_conv_rows_nb16_avx2,
                                       nullptr,
                                       stageRows_avx2,
                                       unstageRows_avx2,
-                                      nullptr};
+                                      nullptr,
+                                      storeWeightTaps};
 
 }  // namespace blocked
 }  // namespace kernels
