@@ -217,8 +217,19 @@ bool stageRows(const typename E::Element* dense, int64_t denseChannels, PairKind
   insideColumns(l, &lo, &hi);
   __mmask16 unsafe = 0;
   bool unsafeScalar = false;
+  // Each row that starts a block requests the next block's span
+  // (kPrefetchedSpanBytes).
+  const int64_t spanBytes = (firstChannel(kind, kLanes) - firstChannel(kind, 0)) * channelStride *
+                            static_cast<int64_t>(sizeof(Source));
+  const bool prefetchSpans = spanBytes <= kPrefetchedSpanBytes;
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
+    if (prefetchSpans && (row == begin || (r.q0 == 0 && r.q1 == 0))) {
+      const char* next = reinterpret_cast<const char*>(
+          dense + r.image * imageStride +
+          (firstChannel(kind, r.block * kLanes) + firstChannel(kind, kLanes)) * channelStride);
+      for (int64_t at = 0; at < spanBytes; at += 64) _mm_prefetch(next + at, _MM_HINT_T0);
+    }
     float* dstFloats = stagedRow(reinterpret_cast<float*>(staged), l, r);
     if (!zeroOutsideColumns(l, r, lo, hi, dstFloats)) continue;
     uint32_t* dst = reinterpret_cast<uint32_t*>(dstFloats);

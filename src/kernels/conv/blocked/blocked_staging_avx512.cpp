@@ -33,8 +33,16 @@ void stageRowsFrom(const typename E::Element* dense, const StagedLayout& l, int6
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
   int64_t lo = 0, hi = 0;  // the same for every row of the layout
   insideColumns(l, &lo, &hi);
+  const int64_t spanBytes =
+      kLanes * channelStride * static_cast<int64_t>(sizeof(typename E::Element));
+  const bool prefetchSpans = spanBytes <= kPrefetchedSpanBytes;
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
+    if (prefetchSpans && (row == begin || (r.q0 == 0 && r.q1 == 0))) {
+      const char* next = reinterpret_cast<const char*>(
+          dense + (r.image * l.channels + (r.block + 1) * kLanes) * channelStride);
+      for (int64_t at = 0; at < spanBytes; at += 64) _mm_prefetch(next + at, _MM_HINT_T0);
+    }
     float* dst = stagedRow(staged, l, r);
     if (!zeroOutsideColumns(l, r, lo, hi, dst)) continue;
     const typename E::Element* src = dense + denseRow(l, r);

@@ -48,6 +48,15 @@ static inline float* stagedRow(float* base, const StagedLayout& l, const StagedR
 }
 
 // The dense element (image, block channel 0, i0, i1, 0).
+// A block's dense source (its channels' planes, consecutive) is one span;
+// the staging loops request the next block's span as they start a block
+// when it is at most this long: short per-channel runs (a 14 x 14 plane is
+// 784 bytes of fp32) give the hardware prefetcher nothing to follow, and the
+// first read of every line waited on memory (bf16 RN50 3x3 256ch 14x14
+// forward: staging x took 8.8% of the kernels' time, 3.7% with the spans
+// requested). Longer spans' runs are long enough for the prefetcher.
+constexpr int64_t kPrefetchedSpanBytes = 32 << 10;
+
 static inline int64_t denseRow(const StagedLayout& l, const StagedRow& r) {
   const int64_t plane = l.source[1] * l.source[2];
   return ((r.image * l.channels + r.block * kLanes) * l.source[0] + r.i0) * plane +
