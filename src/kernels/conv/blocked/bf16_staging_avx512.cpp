@@ -225,10 +225,10 @@ bool stageRows(const typename E::Element* dense, int64_t denseChannels, PairKind
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
     if (prefetchSpans && (row == begin || (r.q0 == 0 && r.q1 == 0))) {
-      const char* next = reinterpret_cast<const char*>(
+      prefetchSpan(
           dense + r.image * imageStride +
-          (firstChannel(kind, r.block * kLanes) + firstChannel(kind, kLanes)) * channelStride);
-      for (int64_t at = 0; at < spanBytes; at += 64) _mm_prefetch(next + at, _MM_HINT_T0);
+              (firstChannel(kind, r.block * kLanes) + firstChannel(kind, kLanes)) * channelStride,
+          spanBytes);
     }
     float* dstFloats = stagedRow(reinterpret_cast<float*>(staged), l, r);
     if (!zeroOutsideColumns(l, r, lo, hi, dstFloats)) continue;

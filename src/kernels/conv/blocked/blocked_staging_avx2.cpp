@@ -17,8 +17,13 @@ void stageRows_avx2(const float* dense, const StagedLayout& l, int64_t begin, in
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
   int64_t lo = 0, hi = 0;  // the same for every row of the layout
   insideColumns(l, &lo, &hi);
+  const int64_t spanBytes = kLanes * channelStride * static_cast<int64_t>(sizeof(float));
+  const bool prefetchSpans = spanBytes <= kPrefetchedSpanBytes;
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
+    if (prefetchSpans && (row == begin || (r.q0 == 0 && r.q1 == 0)))
+      prefetchSpan(dense + (r.image * l.channels + (r.block + 1) * kLanes) * channelStride,
+                   spanBytes);
     float* dst = stagedRow(staged, l, r);
     if (!zeroOutsideColumns(l, r, lo, hi, dst)) continue;
     const float* src = dense + denseRow(l, r);

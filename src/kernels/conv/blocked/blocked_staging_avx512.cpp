@@ -39,9 +39,8 @@ void stageRowsFrom(const typename E::Element* dense, const StagedLayout& l, int6
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
     if (prefetchSpans && (row == begin || (r.q0 == 0 && r.q1 == 0))) {
-      const char* next = reinterpret_cast<const char*>(
-          dense + (r.image * l.channels + (r.block + 1) * kLanes) * channelStride);
-      for (int64_t at = 0; at < spanBytes; at += 64) _mm_prefetch(next + at, _MM_HINT_T0);
+      prefetchSpan(dense + (r.image * l.channels + (r.block + 1) * kLanes) * channelStride,
+                   spanBytes);
     }
     float* dst = stagedRow(staged, l, r);
     if (!zeroOutsideColumns(l, r, lo, hi, dst)) continue;

@@ -3,6 +3,8 @@
 // per-ISA staging files. Static inline: every including file, whatever its
 // ISA flags, keeps its own copy.
 
+#include <xmmintrin.h>
+
 #include <cstdint>
 #include <cstring>
 
@@ -56,6 +58,12 @@ static inline float* stagedRow(float* base, const StagedLayout& l, const StagedR
 // forward: staging x took 8.8% of the kernels' time, 3.7% with the spans
 // requested). Longer spans' runs are long enough for the prefetcher.
 constexpr int64_t kPrefetchedSpanBytes = 32 << 10;
+
+// Requests `bytes` from `at` into L1 (a block's span, above).
+static inline void prefetchSpan(const void* at, int64_t bytes) {
+  const char* p = static_cast<const char*>(at);
+  for (int64_t i = 0; i < bytes; i += 64) _mm_prefetch(p + i, _MM_HINT_T0);
+}
 
 static inline int64_t denseRow(const StagedLayout& l, const StagedRow& r) {
   const int64_t plane = l.source[1] * l.source[2];
