@@ -225,10 +225,10 @@ bool stageRows(const typename E::Element* dense, int64_t denseChannels, PairKind
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
     if (prefetchSpans && (row == begin || (r.q0 == 0 && r.q1 == 0))) {
-      prefetchSpan(
-          dense + r.image * imageStride +
-              (firstChannel(kind, r.block * kLanes) + firstChannel(kind, kLanes)) * channelStride,
-          spanBytes);
+      const int64_t next =
+          r.image * imageStride +
+          (firstChannel(kind, r.block * kLanes) + firstChannel(kind, kLanes)) * channelStride;
+      prefetchSpan(dense, next * static_cast<int64_t>(sizeof(Source)), spanBytes);
     }
     float* dstFloats = stagedRow(reinterpret_cast<float*>(staged), l, r);
     if (!zeroOutsideColumns(l, r, lo, hi, dstFloats)) continue;

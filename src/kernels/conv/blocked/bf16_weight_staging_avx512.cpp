@@ -220,7 +220,8 @@ bool stagePairRows(const typename E::Element* dense, const Bf16PairRowLayout& l,
     const Source* src = dense + (image * l.channels + block * 16) * channelFloats;
     // The next item's span (kPrefetchedSpanBytes), which follows this one's.
     const int64_t spanBytes = 16 * channelFloats * static_cast<int64_t>(sizeof(Source));
-    if (spanBytes <= kPrefetchedSpanBytes) prefetchSpan(src + 16 * channelFloats, spanBytes);
+    if (spanBytes <= kPrefetchedSpanBytes)
+      prefetchSpan(src, 16 * channelFloats * static_cast<int64_t>(sizeof(Source)), spanBytes);
     if constexpr (std::is_same_v<E, Bf16Elements>) {
       // bf16 words, rows of an even length (no pair spans two rows): pairs
       // straight from the words (RN50 3x3 64ch 56x56 bf16 dW, 1 thread: this

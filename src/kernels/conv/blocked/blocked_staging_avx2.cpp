@@ -22,7 +22,9 @@ void stageRows_avx2(const float* dense, const StagedLayout& l, int64_t begin, in
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
     if (prefetchSpans && (row == begin || (r.q0 == 0 && r.q1 == 0)))
-      prefetchSpan(dense + (r.image * l.channels + (r.block + 1) * kLanes) * channelStride,
+      prefetchSpan(dense,
+                   (r.image * l.channels + (r.block + 1) * kLanes) * channelStride *
+                       static_cast<int64_t>(sizeof(float)),
                    spanBytes);
     float* dst = stagedRow(staged, l, r);
     if (!zeroOutsideColumns(l, r, lo, hi, dst)) continue;

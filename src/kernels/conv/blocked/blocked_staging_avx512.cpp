@@ -39,7 +39,9 @@ void stageRowsFrom(const typename E::Element* dense, const StagedLayout& l, int6
   for (int64_t row = begin; row < end; ++row) {
     const StagedRow r = decode(l, row);
     if (prefetchSpans && (row == begin || (r.q0 == 0 && r.q1 == 0))) {
-      prefetchSpan(dense + (r.image * l.channels + (r.block + 1) * kLanes) * channelStride,
+      prefetchSpan(dense,
+                   (r.image * l.channels + (r.block + 1) * kLanes) * channelStride *
+                       static_cast<int64_t>(sizeof(typename E::Element)),
                    spanBytes);
     }
     float* dst = stagedRow(staged, l, r);

@@ -59,10 +59,14 @@ static inline float* stagedRow(float* base, const StagedLayout& l, const StagedR
 // requested). Longer spans' runs are long enough for the prefetcher.
 constexpr int64_t kPrefetchedSpanBytes = 32 << 10;
 
-// Requests `bytes` from `at` into L1 (a block's span, above).
-static inline void prefetchSpan(const void* at, int64_t bytes) {
-  const char* p = static_cast<const char*>(at);
-  for (int64_t i = 0; i < bytes; i += 64) _mm_prefetch(p + i, _MM_HINT_T0);
+// Requests `bytes` at byte offset `offset` from `base` into L1 (a block's
+// span, above). The address is formed as an integer: the next block's span
+// may lie past the tensor's end, where a prefetch is harmless but pointer
+// arithmetic is not defined.
+static inline void prefetchSpan(const void* base, int64_t offset, int64_t bytes) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(base) + static_cast<uintptr_t>(offset);
+  for (int64_t i = 0; i < bytes; i += 64)
+    _mm_prefetch(reinterpret_cast<const char*>(at + static_cast<uintptr_t>(i)), _MM_HINT_T0);
 }
 
 static inline int64_t denseRow(const StagedLayout& l, const StagedRow& r) {
