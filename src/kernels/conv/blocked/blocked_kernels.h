@@ -231,7 +231,6 @@ struct WeightSliceJob {
 // True when it wrote through job.tapDst (the buffer is then not written).
 bool gatherWeightSlice_avx512(const WeightSliceJob& job);
 
-// One ISA's set of the functions above; the drivers take one of these.
 // Up to 16 taps of 16 x 16 weight-gradient sums, sums[t * tapStride + i *
 // 16 + o] (reduction channel i, output channel o), stored as
 //   dw[o * rowStride + i * channelStride + t]   for t < taps, i < ins, o < outs.
@@ -246,6 +245,7 @@ void f32_weight_taps_store_16x16_avx512(const WeightTapTiles& j);
 // The portable loop (blocked_conv.cpp).
 void storeWeightTaps(const WeightTapTiles& j);
 
+// One ISA's set of the functions above; the drivers take one of these.
 struct BlockedKernels {
   void (*rows)(const RowJob&);
   void (*depthwiseRows)(const RowJob&);
