@@ -625,6 +625,12 @@ std::vector<ConvShape> edgeShapes() {
   v.push_back(edgeShape(1, 1, 8, 1, unit, unit, {9, 2, 2, 3, 1, 0}));
   v.push_back(edgeShape(2, 3, 17, 1, unit, unit, {22, 4, 4, 0, 1, 0}));
   v.push_back(edgeShape(1, 2, 16, 1, unit, {7, 1, 1, 0, 1, 0}, {19, 2, 4, 1, 1, 0}));
+  // Few-channel weight gradient: a row longer than a block of positions
+  // (segments of 1024, the last with a partial vector), rows in several
+  // blocks with a partial last block, output channels in tiles of 4 within
+  // groups of 8 (13 = 8 + 4 + 1), taps in tiles of 6 (3 * 9 = 27).
+  v.push_back(edgeShape(2, 1, 13, 1, unit, unit, {5000, 10, 2, 3, 1, 0}));
+  v.push_back(edgeShape(1, 3, 13, 1, unit, {60, 3, 1, 1, 1, 0}, {100, 3, 1, 1, 1, 0}));
   return v;
 }
 
@@ -1211,7 +1217,8 @@ TEST(ConvRegistry, BlockedClaimsGoToAvx512Entries) {
 // The dense NCHW plane entries run where they pay (AMD), the blocked direct
 // entries elsewhere; forced, the plane entries take the layer on any
 // AVX-512 CPU (how the registry tests reach them). Some weight gradients:
-// blocked or stride phases where zmm FMAs are split in halves, else GEMM.
+// blocked or stride phases where zmm FMAs are split in halves, else GEMM
+// (or, for few input channels, the few-channel kernel).
 TEST(ConvRegistry, DensePlaneEntriesRunOnlyWherePreferred) {
   if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
   const bool planes = densePlanesPreferred();  // nothing forced yet
@@ -1241,13 +1248,15 @@ TEST(ConvRegistry, DensePlaneEntriesRunOnlyWherePreferred) {
   ConvShape wide = claimShape(128, 160, 1, 1, 300, 3, 1, 1);
   EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, wide, Isa::Avx512).name,
                halves ? "f32_conv_bwdw_direct_nc16_avx512" : "f32_conv_bwdw_im2col_gemm");
+  // Elsewhere those stems' weight gradients run the few-channel kernel.
   const ConvShape stem = claimShape(3, 16, 1, 2, 40, 7, 2, 3);
-  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, stem, Isa::Avx512).name,
-               halves ? "f32_conv_bwdw_phase_plane_w16_avx512" : "f32_conv_bwdw_im2col_gemm");
-  const ConvShape wav = claimShape(1, 32, 1, 1, 400, 10, 5, 0);
   EXPECT_STREQ(
-      selectConvAlgorithm(ConvPass::BackwardWeight, wav, Isa::Avx512).name,
-      halves || !planes ? "f32_conv_bwdw_phase_plane_w16_avx512" : "f32_conv_bwdw_im2col_gemm");
+      selectConvAlgorithm(ConvPass::BackwardWeight, stem, Isa::Avx512).name,
+      halves ? "f32_conv_bwdw_phase_plane_w16_avx512" : "f32_conv_bwdw_few_channels_o4t6_avx512");
+  const ConvShape wav = claimShape(1, 32, 1, 1, 400, 10, 5, 0);
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, wav, Isa::Avx512).name,
+               halves || !planes ? "f32_conv_bwdw_phase_plane_w16_avx512"
+                                 : "f32_conv_bwdw_few_channels_o4t6_avx512");
   Restore restore;  // forces the AMD choices
   for (const auto& p : passes)
     EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, p.plane);

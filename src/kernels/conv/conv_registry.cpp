@@ -601,6 +601,8 @@ const ConvAlgorithm kAlgorithms[] = {
    blockedBackwardWeightWords, true},
   {"f32_conv_bwdw_phase_plane_w16_avx512", kW, Isa::Avx512, stridePhaseWeights,
    nchw_plane::stridePhasesBackwardWeightScratchBytes, nchw_plane::stridePhasesBackwardWeight},
+  {"f32_conv_bwdw_few_channels_o4t6_avx512", kW, Isa::Avx512, few_channels::acceptsBackwardWeight,
+   few_channels::backwardWeightScratchBytes, few_channels::backwardWeight},
   {"f32_conv_bwdw_direct_nc16_avx512", kW, Isa::Avx512, denseBlockedWeights,
    blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx512>, nullptr,
    wordsAreOperands, nullptr, blockedBackwardWeightWords, true},

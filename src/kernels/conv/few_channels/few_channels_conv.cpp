@@ -3,7 +3,9 @@
 // per (image, output row): the micro-kernel writes every channel of that row
 // of y (whole images per thread where the batch splits evenly). Each output
 // element is one fixed-order sum over (channel, kh, kw), whatever the thread
-// count.
+// count. The weight gradient pads all of x the same way, then one work item
+// per group of output channels sums its dy rows against every tap's phase
+// rows, a block of rows at a time.
 
 #include "kernels/conv/few_channels/few_channels_conv.h"
 
@@ -32,6 +34,8 @@ struct Plan {
   int64_t taps = 0;
   int64_t rows = 0, phaseW = 0;
   int64_t phaseFloats = 0, planeFloats = 0;
+  // weightOffset: the forward's packed weights, or the weight gradient's
+  // 16-lane sums.
   uint64_t xOffset = 0, weightOffset = 0, tapOffset = 0, bytes = 0;
 };
 
@@ -113,6 +117,46 @@ int64_t phaseRowsPerImage(const ConvShape& s, const Plan& p) {
   return s.inChannels * s.stride[2] * p.rows;
 }
 
+// Tap k = (c * kh + i) * kw + j (w's own order): where it reads in an
+// image's padded planes, relative to the output row's first input row.
+void tapOffsets(const ConvShape& s, const Plan& p, int64_t* taps) {
+  const int64_t kw = s.kernel[2], kernelArea = s.kernel[1] * kw;
+  for (int64_t k = 0; k < p.taps; ++k) {
+    const int64_t c = k / kernelArea, i = k % kernelArea / kw, j = k % kw;
+    const int64_t shift = j * s.dilation[2];
+    taps[k] = c * p.planeFloats + shift % s.stride[2] * p.phaseFloats +
+              i * s.dilation[1] * p.phaseW + shift / s.stride[2];
+  }
+}
+
+// The weight gradient's scratch: the padded phases as the forward's, then
+// kVector lane sums per (output channel, tap), then the tap offsets.
+bool weightPlanOf(const ConvShape& s, Plan* p) {
+  if (!planOf(s, p)) return false;
+  int64_t sumFloats = 0;
+  if (!checkedMul(s.outChannels, p->taps * kVector, &sumFloats)) return false;
+  p->tapOffset = p->weightOffset + aligned(static_cast<uint64_t>(sumFloats) * sizeof(float));
+  p->bytes = p->tapOffset + aligned(static_cast<uint64_t>(p->taps) * sizeof(int64_t));
+  return true;
+}
+
+// A sum's 16 lanes, added in a fixed tree.
+float laneTree(const float* lanes) {
+  float half[8];
+  for (int i = 0; i < 8; ++i) half[i] = lanes[i] + lanes[i + 8];
+  for (int i = 0; i < 4; ++i) half[i] += half[i + 4];
+  return (half[0] + half[2]) + (half[1] + half[3]);
+}
+
+// Output channels per work item of the weight gradient: each item runs
+// every row of the batch for its channels, so the padded x is read once per
+// item (from L3) and each channel's dy once.
+constexpr int64_t kWeightGroup = 8;
+// Positions per block of output rows (whole rows, or a segment of one long
+// row, a multiple of kVector): a block's dy rows for kWeightChannels
+// channels stay in L1 while every tap tile meets them.
+constexpr int64_t kBlockPositions = 1024;
+
 }  // namespace
 
 bool acceptsForward(const ConvShape& shape) {
@@ -132,17 +176,11 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
   float* xp = scratchRegion<float>(scratch, p.xOffset);
   float* wp = scratchRegion<float>(scratch, p.weightOffset);
   int64_t* taps = scratchRegion<int64_t>(scratch, p.tapOffset);
-  // Tap k = (c * kh + i) * kw + j (w's own order): its weight for every
-  // output channel, and where it reads in an image's padded planes.
-  const int64_t kw = s.kernel[2], kernelArea = s.kernel[1] * kw;
-  for (int64_t k = 0; k < p.taps; ++k) {
-    const int64_t c = k / kernelArea, i = k % kernelArea / kw, j = k % kw;
-    const int64_t shift = j * s.dilation[2];
-    taps[k] = c * p.planeFloats + shift % s.stride[2] * p.phaseFloats +
-              i * s.dilation[1] * p.phaseW + shift / s.stride[2];
+  tapOffsets(s, p, taps);
+  // Each tap's weight for every output channel, in groups of kChannelGroup.
+  for (int64_t k = 0; k < p.taps; ++k)
     for (int64_t o = 0; o < s.outChannels; ++o)
       wp[(o / kChannelGroup * p.taps + k) * kChannelGroup + o % kChannelGroup] = w[o * p.taps + k];
-  }
   const int64_t outPlane = s.out[1] * s.out[2];
   auto rows = [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
@@ -179,6 +217,69 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
   parallelFor(s.batch * perImage,
               [&](int64_t begin, int64_t end) { padRows(s, p, x, xp, begin, end); });
   parallelFor(s.batch * s.out[1], rows);
+}
+
+bool acceptsBackwardWeight(const ConvShape& shape) {
+  Plan p;
+  return weightPlanOf(shape, &p);
+}
+
+uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
+  Plan p;
+  return weightPlanOf(shape, &p) ? p.bytes : 0;
+}
+
+void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw, void* scratch) {
+  Plan p;
+  weightPlanOf(s, &p);
+  float* xp = scratchRegion<float>(scratch, p.xOffset);
+  float* sums = scratchRegion<float>(scratch, p.weightOffset);
+  int64_t* taps = scratchRegion<int64_t>(scratch, p.tapOffset);
+  tapOffsets(s, p, taps);
+  const int64_t perImage = phaseRowsPerImage(s, p);
+  parallelFor(s.batch * perImage,
+              [&](int64_t begin, int64_t end) { padRows(s, p, x, xp, begin, end); });
+  const int64_t outH = s.out[1], outW = s.out[2], outPlane = outH * outW;
+  const int64_t segment = std::min(outW, kBlockPositions);
+  const int64_t blockRows = std::clamp<int64_t>(kBlockPositions / outW, 1, outH);
+  const int64_t sumChannel = p.taps * kVector;
+  const int64_t groups = (s.outChannels + kWeightGroup - 1) / kWeightGroup;
+  parallelFor(groups, [&](int64_t begin, int64_t end) {
+    for (int64_t g = begin; g < end; ++g) {
+      const int64_t o0 = g * kWeightGroup;
+      const int64_t channels = std::min(kWeightGroup, s.outChannels - o0);
+      float* groupSums = sums + o0 * sumChannel;
+      std::memset(groupSums, 0, static_cast<size_t>(channels * sumChannel) * sizeof(float));
+      FewChannelWeightJob job;
+      job.xRowStep = s.stride[1] * p.phaseW;
+      job.dyChannelStride = outPlane;
+      job.dyRowStep = outW;
+      job.sumChannelStride = sumChannel;
+      for (int64_t n = 0; n < s.batch; ++n) {
+        for (int64_t r0 = 0; r0 < outH; r0 += blockRows) {
+          job.rows = std::min(blockRows, outH - r0);
+          for (int64_t c0 = 0; c0 < outW; c0 += segment) {
+            job.count = std::min(segment, outW - c0);
+            const float* xBlock = xp + n * s.inChannels * p.planeFloats + r0 * job.xRowStep + c0;
+            for (int64_t ot = 0; ot < channels; ot += kWeightChannels) {
+              job.channels = static_cast<int>(std::min<int64_t>(kWeightChannels, channels - ot));
+              job.dy = dy + (n * s.outChannels + o0 + ot) * outPlane + r0 * outW + c0;
+              for (int64_t t0 = 0; t0 < p.taps; t0 += kWeightTaps) {
+                job.x = xBlock;
+                job.taps = taps + t0;
+                job.tapCount = static_cast<int>(std::min<int64_t>(kWeightTaps, p.taps - t0));
+                job.sums = groupSums + ot * sumChannel + t0 * kVector;
+                f32_conv_bwdw_rows_o4t6_avx512(job);
+              }
+            }
+          }
+        }
+      }
+      for (int64_t o = 0; o < channels; ++o)
+        for (int64_t k = 0; k < p.taps; ++k)
+          dw[(o0 + o) * p.taps + k] = laneTree(groupSums + o * sumChannel + k * kVector);
+    }
+  });
 }
 
 }  // namespace few_channels

@@ -1,14 +1,14 @@
 #pragma once
-// The forward of a 1D/2D convolution with very few input channels (an RGB
-// or audio stem: 7x7/2 3 -> 64): there are no channel blocks to reduce over,
-// so the blocked pass would stage 13 zero channels of every 16, and im2col
-// spends a third of its time gathering columns. Here x is copied once per
-// (image, channel) plane, zero-padded and split into its stride phases along
-// W (phase r holds padded columns r, r + stride, ...), so that every tap
-// reads 16 consecutive output positions as one contiguous vector; a
-// register-tiled micro-kernel sums all (channel, tap) steps for 6 output
-// channels x 64 positions of a row and stores them straight into y, with
-// the bias. AVX-512 only.
+// The forward and weight gradient of a 1D/2D convolution with very few input
+// channels (an RGB or audio stem: 7x7/2 3 -> 64): there are no channel blocks
+// to reduce over, so the blocked pass would stage 13 zero channels of every 16,
+// and im2col spends a third of its time gathering columns. Here x is copied
+// once per (image, channel) plane, zero-padded and split into its stride phases
+// along W (phase r holds padded columns r, r + stride, ...), so that every tap
+// reads 16 consecutive output positions as one contiguous vector; a register-
+// tiled micro-kernel sums all (channel, tap) steps for 6 output channels x 64
+// positions of a row and stores them straight into y, with the bias (the weight
+// gradient: see backwardWeight below). AVX-512 only.
 
 #include <cstdint>
 
@@ -49,6 +49,44 @@ struct FewChannelRowJob {
   const float* bias = nullptr;
 };
 void f32_conv_fwd_rows_c6w64_avx512(const FewChannelRowJob& job);
+
+// The weight gradient of the same layers, from the same padded stride
+// phases: dw[o][c][i][j] is a dot product of each output row of dy[o]
+// (contiguous) with the phase row tap (c, i, j) reads (contiguous too), so
+// the sums run along the rows 16 positions per vector, with no columns
+// formed and no transposes (the im2col GEMM spent most of the wav2vec
+// stem's weight gradient packing dy transposed). Every (o, tap) sum is 16
+// lane sums over the rows in order, then its lanes in a fixed tree:
+// bit-identical for any thread count (each output channel's sums are one
+// thread's). shape.inputRounding HF32 rounds x as it is copied (dy comes
+// rounded).
+bool acceptsBackwardWeight(const ConvShape& shape);
+uint64_t backwardWeightScratchBytes(const ConvShape& shape);
+void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
+                    void* scratch);
+
+// Tiles of the weight micro-kernel: output channels x taps.
+constexpr int kWeightChannels = 4;
+constexpr int kWeightTaps = 6;
+
+// Adds into sums[o * sumChannelStride + t * 16 + lane] (o < channels, t <
+// tapCount), for each row r < rows in order and each position p < count in
+// order, x[r * xRowStep + taps[t] + p] * dy[o * dyChannelStride + r *
+// dyRowStep + p] to lane p % 16. Reads x in whole vectors up to 15
+// positions past count - 1 (the products there are left out).
+struct FewChannelWeightJob {
+  const float* x = nullptr;
+  const int64_t* taps = nullptr;
+  int tapCount = 0;  // 1 to kWeightTaps
+  int64_t xRowStep = 0;
+  const float* dy = nullptr;
+  int channels = 0;  // 1 to kWeightChannels
+  int64_t dyChannelStride = 0, dyRowStep = 0;
+  int64_t rows = 0, count = 0;
+  float* sums = nullptr;
+  int64_t sumChannelStride = 0;
+};
+void f32_conv_bwdw_rows_o4t6_avx512(const FewChannelWeightJob& job);
 
 }  // namespace few_channels
 }  // namespace kernels
