@@ -179,6 +179,24 @@ bool blockedBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uin
   return true;
 }
 
+void fewChannelBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
+                              void* scratch) {
+  few_channels::backwardWeight(s, x, dy, dw, scratch);
+}
+void fewChannelBackwardWeightSummingDy(const ConvShape& s, const float* x, const float* dy,
+                                       float* dw, double* dySums, void* scratch) {
+  few_channels::backwardWeight(s, x, dy, dw, scratch, dySums);
+}
+bool fewChannelBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy,
+                                   float* dw, void* scratch) {
+  return few_channels::backwardWeightWords(s, x, dy, dw, scratch);
+}
+bool fewChannelBackwardWeightWordsSummingDy(const ConvShape& s, const uint16_t* x,
+                                            const uint16_t* dy, float* dw, double* dySums,
+                                            void* scratch) {
+  return few_channels::backwardWeightWords(s, x, dy, dw, scratch, dySums);
+}
+
 // The words runs (conv_registry.h): the words are the operand values.
 bool wordsAreOperands(const ConvShape& s) {
   return (s.io == ElementType::BF16 && s.operands == OperandValues::BF16) ||
@@ -602,7 +620,9 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_bwdw_phase_plane_w16_avx512", kW, Isa::Avx512, stridePhaseWeights,
    nchw_plane::stridePhasesBackwardWeightScratchBytes, nchw_plane::stridePhasesBackwardWeight},
   {"f32_conv_bwdw_few_channels_o4t6_avx512", kW, Isa::Avx512, few_channels::acceptsBackwardWeight,
-   few_channels::backwardWeightScratchBytes, few_channels::backwardWeight},
+   few_channels::backwardWeightScratchBytes, fewChannelBackwardWeight, nullptr, wordsAreOperands,
+   nullptr, fewChannelBackwardWeightWords, false, nullptr, fewChannelBackwardWeightSummingDy,
+   fewChannelBackwardWeightWordsSummingDy},
   {"f32_conv_bwdw_direct_nc16_avx512", kW, Isa::Avx512, denseBlockedWeights,
    blocked::backwardWeightScratchBytes, blockedBackwardWeightRun<Isa::Avx512>, nullptr,
    wordsAreOperands, nullptr, blockedBackwardWeightWords, true},

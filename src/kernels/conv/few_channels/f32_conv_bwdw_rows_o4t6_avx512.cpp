@@ -1,14 +1,24 @@
 // The few-channel weight-gradient micro-kernel: a tile of up to 4 output
 // channels x 6 taps (24 accumulators) over a block of output rows; each
-// step of 16 positions loads the 4 channels' dy vectors and each tap's
-// vector of one stride phase of the padded input row, and multiplies every
-// pair. The accumulators are 16-lane partial sums, kept in the job's sums
-// between blocks. Only called after a cpuid check. Keep this file free of
-// library templates (see f32_conv_rows_nb16_avx512.cpp).
+// step of 16 positions loads the 4 channels' dy vectors (fp32, or widened
+// from the caller's bf16 or half words) and each tap's vector of one stride
+// phase of the padded input row, and multiplies every pair. The
+// accumulators are 16-lane partial sums, kept in the job's sums between
+// blocks. Only called after a cpuid check. Keep this file free of library
+// templates (see f32_conv_rows_nb16_avx512.cpp).
+
+// GCC 12 reports its own _mm512_undefined_epi32() inside the masked
+// intrinsics of the word loads as uninitialised; the lanes it leaves
+// undefined are always masked off.
+#if !defined(__clang__)  // a GCC-only warning group
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include <immintrin.h>
 
 #include "kernels/conv/few_channels/few_channels_conv.h"
+#include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
@@ -16,7 +26,24 @@ namespace kernels {
 namespace few_channels {
 namespace {
 
-template <int MO, int NT>
+// dy as fp32, or as the caller's bf16 or half words widened as loaded.
+struct F32Dy {
+  using Element = float;
+  static __m512 load(const float* p) { return _mm512_loadu_ps(p); }
+  static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+};
+struct Bf16Dy {
+  using Element = uint16_t;
+  static __m512 load(const uint16_t* p) { return simd::loadBf16Whole(p); }
+  static __m512 load(const uint16_t* p, __mmask16 m) { return simd::loadBf16(p, m); }
+};
+struct F16Dy {
+  using Element = uint16_t;
+  static __m512 load(const uint16_t* p) { return simd::loadF16Whole(p); }
+  static __m512 load(const uint16_t* p, __mmask16 m) { return simd::loadF16(p, m); }
+};
+
+template <typename D, int MO, int NT>
 void runTile(const FewChannelWeightJob& j) {
   __m512 acc[MO][NT];
 #pragma GCC unroll 4
@@ -30,11 +57,11 @@ void runTile(const FewChannelWeightJob& j) {
     const float* x[NT];
 #pragma GCC unroll 6
     for (int t = 0; t < NT; ++t) x[t] = j.x + r * j.xRowStep + j.taps[t];
-    const float* dy = j.dy + r * j.dyRowStep;
+    const typename D::Element* dy = static_cast<const typename D::Element*>(j.dy) + r * j.dyRowStep;
     for (int64_t p = 0; p < whole; p += 16) {
       __m512 d[MO];
 #pragma GCC unroll 4
-      for (int o = 0; o < MO; ++o) d[o] = _mm512_loadu_ps(dy + o * j.dyChannelStride + p);
+      for (int o = 0; o < MO; ++o) d[o] = D::load(dy + o * j.dyChannelStride + p);
 #pragma GCC unroll 6
       for (int t = 0; t < NT; ++t) {
         const __m512 xv = _mm512_loadu_ps(x[t] + p);
@@ -47,8 +74,7 @@ void runTile(const FewChannelWeightJob& j) {
       // the masked lanes leave their sums as they are.
       __m512 d[MO];
 #pragma GCC unroll 4
-      for (int o = 0; o < MO; ++o)
-        d[o] = _mm512_maskz_loadu_ps(last, dy + o * j.dyChannelStride + whole);
+      for (int o = 0; o < MO; ++o) d[o] = D::load(dy + o * j.dyChannelStride + whole, last);
 #pragma GCC unroll 6
       for (int t = 0; t < NT; ++t) {
         const __m512 xv = _mm512_loadu_ps(x[t] + whole);
@@ -64,36 +90,48 @@ void runTile(const FewChannelWeightJob& j) {
       _mm512_storeu_ps(j.sums + o * j.sumChannelStride + t * 16, acc[o][t]);
 }
 
-template <int MO>
+template <typename D, int MO>
 void runChannels(const FewChannelWeightJob& j) {
   switch (j.tapCount) {
     case 1:
-      return runTile<MO, 1>(j);
+      return runTile<D, MO, 1>(j);
     case 2:
-      return runTile<MO, 2>(j);
+      return runTile<D, MO, 2>(j);
     case 3:
-      return runTile<MO, 3>(j);
+      return runTile<D, MO, 3>(j);
     case 4:
-      return runTile<MO, 4>(j);
+      return runTile<D, MO, 4>(j);
     case 5:
-      return runTile<MO, 5>(j);
+      return runTile<D, MO, 5>(j);
     default:
-      return runTile<MO, 6>(j);
+      return runTile<D, MO, 6>(j);
+  }
+}
+
+template <typename D>
+void runDy(const FewChannelWeightJob& j) {
+  switch (j.channels) {
+    case 1:
+      return runChannels<D, 1>(j);
+    case 2:
+      return runChannels<D, 2>(j);
+    case 3:
+      return runChannels<D, 3>(j);
+    default:
+      return runChannels<D, 4>(j);
   }
 }
 
 }  // namespace
 
 void f32_conv_bwdw_rows_o4t6_avx512(const FewChannelWeightJob& job) {
-  switch (job.channels) {
-    case 1:
-      return runChannels<1>(job);
-    case 2:
-      return runChannels<2>(job);
-    case 3:
-      return runChannels<3>(job);
+  switch (job.dyType) {
+    case ElementType::BF16:
+      return runDy<Bf16Dy>(job);
+    case ElementType::F16:
+      return runDy<F16Dy>(job);
     default:
-      return runChannels<4>(job);
+      return runDy<F32Dy>(job);
   }
 }
 

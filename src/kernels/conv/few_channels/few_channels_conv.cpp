@@ -17,6 +17,7 @@
 #include "kernels/conv/scratch_region.h"
 #include "kernels/conv/strided_rows.h"
 #include "kernels/convert/convert.h"
+#include "kernels/convert/convert_runs.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -76,14 +77,39 @@ bool planOf(const ConvShape& s, Plan* p) {
   return true;
 }
 
+// count elements `step` apart from src (the rest of the plane holds
+// `readable`) into dst as fp32: the caller's fp32 values (rounded to HF32
+// when the shape says so), or its words of shape.io.
+struct InsideCopy {
+  const ConvShape& s;
+  conv_detail::StridedRowLoops loops = conv_detail::stridedRowLoops();
+  detail::GatherRunFn widen = detail::vectorGatherRun(s.io, Rounding::None);
+
+  void operator()(const float* src, int64_t readable, int64_t step, int64_t count,
+                  float* dst) const {
+    if (step == 1)
+      std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(float));
+    else
+      loops.copy(src, readable, step, count, dst);
+    if (s.inputRounding == Rounding::HF32)
+      for (int64_t q = 0; q < count; ++q) dst[q] = roundFloat(dst[q], Rounding::HF32);
+  }
+  void operator()(const uint16_t* src, int64_t /*readable*/, int64_t step, int64_t count,
+                  float* dst) const {
+    if (step == 1 && widen) return widen(src, count, dst);
+    const bool half = s.io == ElementType::F16;
+    for (int64_t q = 0; q < count; ++q)
+      dst[q] = half ? halfToFloat(src[q * step]) : bf16ToFloat(src[q * step]);
+  }
+};
+
 // Phase rows [begin, end) of the (image, channel) planes, numbered plane
 // by plane (an image's are one run of inChannels * stride[2] * rows).
-void padRows(const ConvShape& s, const Plan& p, const float* x, float* xp, int64_t begin,
-             int64_t end) {
-  const bool hf32 = s.inputRounding == Rounding::HF32;
+template <typename E>
+void padRows(const ConvShape& s, const Plan& p, const E* x, float* xp, int64_t begin, int64_t end) {
   const int64_t inH = s.in[1], inW = s.in[2], step = s.stride[2];
   const int64_t phaseRows = step * p.rows;
-  const conv_detail::StridedRowLoops loops = conv_detail::stridedRowLoops();
+  const InsideCopy copy{s};
   for (int64_t item = begin; item < end; ++item) {
     const int64_t plane = item / phaseRows, phase = item % phaseRows / p.rows;
     const int64_t r = item % p.rows;
@@ -103,13 +129,7 @@ void padRows(const ConvShape& s, const Plan& p, const float* x, float* xp, int64
     std::memset(dst + hi, 0, static_cast<size_t>(p.phaseW - hi) * sizeof(float));
     if (hi == lo) continue;
     const int64_t at = ih * inW + lo * step + first;  // in the plane
-    const float* src = x + plane * inH * inW + at;
-    if (step == 1)
-      std::memcpy(dst + lo, src, static_cast<size_t>(hi - lo) * sizeof(float));
-    else
-      loops.copy(src, inH * inW - at, step, hi - lo, dst + lo);  // the rest of the plane
-    if (hf32)
-      for (int64_t q = lo; q < hi; ++q) dst[q] = roundFloat(dst[q], Rounding::HF32);
+    copy(x + plane * inH * inW + at, inH * inW - at, step, hi - lo, dst + lo);
   }
 }
 
@@ -229,7 +249,15 @@ uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
   return weightPlanOf(shape, &p) ? p.bytes : 0;
 }
 
-void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw, void* scratch) {
+namespace {
+
+// The weight gradient on elements E of x and dy (fp32, or words of
+// shape.io); with dySums, also each channel's dy sum (channelSums' bits),
+// added as each block of dy rows is met.
+template <typename E>
+void runWeight(const ConvShape& s, const E* x, const E* dy, float* dw, void* scratch,
+               double* dySums) {
+  const ElementType dyType = sizeof(E) == sizeof(float) ? ElementType::F32 : s.io;
   Plan p;
   weightPlanOf(s, &p);
   float* xp = scratchRegion<float>(scratch, p.xOffset);
@@ -250,7 +278,9 @@ void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* 
       const int64_t channels = std::min(kWeightGroup, s.outChannels - o0);
       float* groupSums = sums + o0 * sumChannel;
       std::memset(groupSums, 0, static_cast<size_t>(channels * sumChannel) * sizeof(float));
+      double lanes[kWeightGroup * kChannelSumLanes] = {};
       FewChannelWeightJob job;
+      job.dyType = dyType;
       job.xRowStep = s.stride[1] * p.phaseW;
       job.dyChannelStride = outPlane;
       job.dyRowStep = outW;
@@ -263,7 +293,8 @@ void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* 
             const float* xBlock = xp + n * s.inChannels * p.planeFloats + r0 * job.xRowStep + c0;
             for (int64_t ot = 0; ot < channels; ot += kWeightChannels) {
               job.channels = static_cast<int>(std::min<int64_t>(kWeightChannels, channels - ot));
-              job.dy = dy + (n * s.outChannels + o0 + ot) * outPlane + r0 * outW + c0;
+              const E* dyBlock = dy + (n * s.outChannels + o0 + ot) * outPlane + r0 * outW + c0;
+              job.dy = dyBlock;
               for (int64_t t0 = 0; t0 < p.taps; t0 += kWeightTaps) {
                 job.x = xBlock;
                 job.taps = taps + t0;
@@ -271,15 +302,35 @@ void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* 
                 job.sums = groupSums + ot * sumChannel + t0 * kVector;
                 f32_conv_bwdw_rows_o4t6_avx512(job);
               }
+              // The block's dy is whole rows or one row's segment: one run
+              // per channel, its elements in row-major order.
+              if (dySums)
+                addChannelRuns(dyType, dyBlock, outPlane, job.channels, job.rows * job.count,
+                               n * outPlane + r0 * outW + c0, lanes + ot * kChannelSumLanes);
             }
           }
         }
       }
-      for (int64_t o = 0; o < channels; ++o)
+      for (int64_t o = 0; o < channels; ++o) {
         for (int64_t k = 0; k < p.taps; ++k)
           dw[(o0 + o) * p.taps + k] = laneTree(groupSums + o * sumChannel + k * kVector);
+        if (dySums) dySums[o0 + o] = channelLaneTotal(lanes + o * kChannelSumLanes);
+      }
     }
   });
+}
+
+}  // namespace
+
+void backwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw, void* scratch,
+                    double* dySums) {
+  runWeight(s, x, dy, dw, scratch, dySums);
+}
+
+bool backwardWeightWords(const ConvShape& s, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch, double* dySums) {
+  runWeight(s, x, dy, dw, scratch, dySums);
+  return true;
 }
 
 }  // namespace few_channels

@@ -62,8 +62,13 @@ void f32_conv_fwd_rows_c6w64_avx512(const FewChannelRowJob& job);
 // rounded).
 bool acceptsBackwardWeight(const ConvShape& shape);
 uint64_t backwardWeightScratchBytes(const ConvShape& shape);
+// With dySums, also dySums[o] = the sum of dy[n, o, ...] with channelSums'
+// bits (convert.h), summed as the pass reads dy. The words form: x and dy
+// as the caller's dense words of type shape.io (their values the operands).
 void backwardWeight(const ConvShape& shape, const float* x, const float* dy, float* dw,
-                    void* scratch);
+                    void* scratch, double* dySums = nullptr);
+bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
+                         void* scratch, double* dySums = nullptr);
 
 // Tiles of the weight micro-kernel: output channels x taps.
 constexpr int kWeightChannels = 4;
@@ -79,7 +84,8 @@ struct FewChannelWeightJob {
   const int64_t* taps = nullptr;
   int tapCount = 0;  // 1 to kWeightTaps
   int64_t xRowStep = 0;
-  const float* dy = nullptr;
+  const void* dy = nullptr;  // elements of dyType
+  ElementType dyType = ElementType::F32;
   int channels = 0;  // 1 to kWeightChannels
   int64_t dyChannelStride = 0, dyRowStep = 0;
   int64_t rows = 0, count = 0;
