@@ -179,6 +179,14 @@ bool blockedBackwardWeightWords(const ConvShape& s, const uint16_t* x, const uin
   return true;
 }
 
+void fewChannelBackwardData(const ConvShape& s, const float* dy, const float* w, float* dx,
+                            void* scratch) {
+  few_channels::backwardData(s, dy, w, dx, scratch);
+}
+void fewChannelBackwardDataBias(const ConvShape& s, const float* dy, const float* w,
+                                const float* bias, float* dx, void* scratch) {
+  few_channels::backwardData(s, dy, w, dx, scratch, bias);
+}
 void fewChannelBackwardWeight(const ConvShape& s, const float* x, const float* dy, float* dw,
                               void* scratch) {
   few_channels::backwardWeight(s, x, dy, dw, scratch);
@@ -579,6 +587,8 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_bwdd_phase_plane_w16_avx512", kD, Isa::Avx512,
    nchw_plane::acceptsStridePhasesBackwardData, nchw_plane::stridePhasesBackwardDataScratchBytes,
    stridePhasesBackwardData, nchw_plane::stridePhasesBackwardData},
+  {"f32_conv_bwdd_few_channels_t6w64_avx512", kD, Isa::Avx512, few_channels::acceptsBackwardData,
+   few_channels::backwardDataScratchBytes, fewChannelBackwardData, fewChannelBackwardDataBias},
   {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords, nullptr,

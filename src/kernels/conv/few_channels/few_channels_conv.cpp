@@ -1,16 +1,19 @@
-// Driver of the few-channel forward: copy x once into zero-padded stride
-// phases, pack the weights per group of output channels, then one work item
-// per (image, output row): the micro-kernel writes every channel of that row
-// of y (whole images per thread where the batch splits evenly). Each output
-// element is one fixed-order sum over (channel, kh, kw), whatever the thread
-// count. The weight gradient pads all of x the same way, then one work item
-// per group of output channels sums its dy rows against every tap's phase
-// rows, a block of rows at a time.
+// Drivers of the few-channel passes. Forward: copy x once into zero-padded
+// stride phases, pack the weights per group of output channels, then one
+// work item per (image, output row): the micro-kernel writes every channel
+// of that row of y (whole images per thread where the batch splits evenly).
+// Each output element is one fixed-order sum over (channel, kh, kw),
+// whatever the thread count. Data gradient: the same phases, as sums of dy
+// rows, per image. Weight gradient: x padded the same way, then one work
+// item per group of output channels sums its dy rows against every tap's
+// phase rows, a block of rows at a time.
 
 #include "kernels/conv/few_channels/few_channels_conv.h"
 
 #include <algorithm>
 #include <cstring>
+
+#include <xmmintrin.h>
 
 #include "common/checked_math.h"
 #include "common/thread_pool.h"
@@ -237,6 +240,141 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
   parallelFor(s.batch * perImage,
               [&](int64_t begin, int64_t end) { padRows(s, p, x, xp, begin, end); });
   parallelFor(s.batch * s.out[1], rows);
+}
+
+namespace {
+
+// The data gradient's scratch: every (image, channel)'s padded phases as
+// the forward's x, then the weights as [channel][tap tile][o][kWeightTaps]
+// (zeros past a channel's last tap), then one channel's tap offsets.
+int64_t tapTilesPerChannel(const ConvShape& s) {
+  return (s.kernel[1] * s.kernel[2] + kWeightTaps - 1) / kWeightTaps;
+}
+
+bool dataPlanOf(const ConvShape& s, Plan* p) {
+  if (!planOf(s, p)) return false;
+  int64_t weightFloats = 0;
+  if (!checkedMul(s.inChannels * tapTilesPerChannel(s) * kWeightTaps, s.outChannels, &weightFloats))
+    return false;
+  p->tapOffset = p->weightOffset + aligned(static_cast<uint64_t>(weightFloats) * sizeof(float));
+  p->bytes = p->tapOffset + aligned(static_cast<uint64_t>(p->taps) * sizeof(int64_t));
+  return true;
+}
+
+// dx's rows of one (image, channel) from its padded phases: bias (or 0)
+// plus the phase element each position is, 0 where no window reaches.
+void unpadRows(const ConvShape& s, const Plan& p, const float* plane, float b, float* dx) {
+  const int64_t inH = s.in[1], inW = s.in[2], step = s.stride[2], pad = s.padBefore[2];
+  const conv_detail::StridedRowLoops loops = conv_detail::stridedRowLoops();
+  for (int64_t ih = 0; ih < inH; ++ih) {
+    float* row = dx + ih * inW;
+    std::fill(row, row + inW, b);
+    const int64_t r = ih + s.padBefore[1];
+    if (r >= p.rows) continue;
+    for (int64_t phase = 0; phase < step; ++phase) {
+      // x column iw = q * step + phase - pad, for q in [lo, hi).
+      const int64_t first = phase - pad;
+      const int64_t lo = std::min(p.phaseW, first >= 0 ? 0 : (-first + step - 1) / step);
+      const int64_t hi =
+          std::clamp<int64_t>(inW - first <= 0 ? 0 : (inW - first + step - 1) / step, lo, p.phaseW);
+      if (hi == lo) continue;
+      const float* src = plane + phase * p.phaseFloats + r * p.phaseW + lo;
+      float* dst = row + lo * step + first;
+      if (step == 1)
+        for (int64_t q = 0; q < hi - lo; ++q) dst[q] += src[q];
+      else
+        loops.add(src, hi - lo, step, dst);
+    }
+  }
+}
+
+// Positions of a dy row per data micro-kernel call, and output channels
+// per copied chunk of dy.
+constexpr int64_t kDataPositions = 64;
+constexpr int64_t kDataChannels = 64;
+
+}  // namespace
+
+bool acceptsBackwardData(const ConvShape& shape) {
+  Plan p;
+  return dataPlanOf(shape, &p);
+}
+
+uint64_t backwardDataScratchBytes(const ConvShape& shape) {
+  Plan p;
+  return dataPlanOf(shape, &p) ? p.bytes : 0;
+}
+
+void backwardData(const ConvShape& s, const float* dy, const float* w, float* dx, void* scratch,
+                  const float* bias) {
+  Plan p;
+  dataPlanOf(s, &p);
+  float* planes = scratchRegion<float>(scratch, p.xOffset);
+  float* wp = scratchRegion<float>(scratch, p.weightOffset);
+  int64_t* taps = scratchRegion<int64_t>(scratch, p.tapOffset);
+  const int64_t C = s.inChannels, O = s.outChannels;
+  const int64_t area = s.kernel[1] * s.kernel[2], tiles = tapTilesPerChannel(s);
+  // Channel 0's tap offsets serve every channel (each item has its plane).
+  tapOffsets(s, p, taps);
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t tile = 0; tile < tiles; ++tile)
+      for (int64_t o = 0; o < O; ++o)
+        for (int64_t t = 0; t < kWeightTaps; ++t) {
+          const int64_t k = tile * kWeightTaps + t;
+          wp[((c * tiles + tile) * O + o) * kWeightTaps + t] =
+              k < area ? w[(o * C + c) * area + k] : 0.0f;
+        }
+  const int64_t outH = s.out[1], outW = s.out[2], outPlane = outH * outW;
+  const int64_t inPlane = s.in[1] * s.in[2];
+  // Work items: whole images (every channel's planes from one copy of each
+  // dy chunk), or (image, channel) when the batch is too small to spread.
+  const int64_t perItem = s.batch >= computeThreadCount() ? C : 1;
+  parallelFor(s.batch * C / perItem, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t n = item * perItem / C, c0 = item * perItem % C;
+      float* itemPlanes = planes + item * perItem * p.planeFloats;
+      std::memset(itemPlanes, 0, static_cast<size_t>(perItem * p.planeFloats) * sizeof(float));
+      // Each chunk's dy rows, up to kDataChannels channels at a time, are
+      // copied next to one another first: a row in every channel's plane
+      // (planes a multiple of 1 KB apart, 112 x 112 floats) fell into a
+      // few L1 sets and missed on every tap tile. The next chunk's rows
+      // are requested ahead: too many streams for the hardware prefetcher.
+      alignas(64) float chunk[kDataChannels * kDataPositions];
+      FewChannelDataJob job;
+      job.dy = chunk;
+      job.dyChannelStride = kDataPositions;
+      for (int64_t oh = 0; oh < outH; ++oh) {
+        for (int64_t q0 = 0; q0 < outW; q0 += kDataPositions) {
+          job.count = std::min(kDataPositions, outW - q0);
+          for (int64_t o0 = 0; o0 < O; o0 += kDataChannels) {
+            job.outChannels = std::min(kDataChannels, O - o0);
+            const float* from = dy + (n * O + o0) * outPlane + oh * outW + q0;
+            const int64_t ahead = q0 + kDataPositions < outW ? kDataPositions : outW - q0;
+            for (int64_t o = 0; o < job.outChannels; ++o) {
+              std::memcpy(chunk + o * kDataPositions, from + o * outPlane,
+                          static_cast<size_t>(job.count) * sizeof(float));
+              const char* next = reinterpret_cast<const char*>(from + o * outPlane + ahead);
+              for (int64_t b = 0; b < kDataPositions * 4; b += 64)
+                _mm_prefetch(next + b, _MM_HINT_T0);
+            }
+            for (int64_t c = c0; c < c0 + perItem; ++c) {
+              job.dx = planes + (n * C + c) * p.planeFloats + oh * s.stride[1] * p.phaseW + q0;
+              for (int64_t tile = 0; tile < tiles; ++tile) {
+                job.weights = wp + ((c * tiles + tile) * O + o0) * kWeightTaps;
+                job.taps = taps + tile * kWeightTaps;
+                job.tapCount =
+                    static_cast<int>(std::min<int64_t>(kWeightTaps, area - tile * kWeightTaps));
+                f32_conv_bwdd_rows_t6w64_avx512(job);
+              }
+            }
+          }
+        }
+      }
+      for (int64_t c = c0; c < c0 + perItem; ++c)
+        unpadRows(s, p, planes + (n * C + c) * p.planeFloats, bias ? bias[c] : 0.0f,
+                  dx + (n * C + c) * inPlane);
+    }
+  });
 }
 
 bool acceptsBackwardWeight(const ConvShape& shape) {

@@ -70,6 +70,17 @@ void backwardWeight(const ConvShape& shape, const float* x, const float* dy, flo
 bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16_t* dy, float* dw,
                          void* scratch, double* dySums = nullptr);
 
+// The data gradient of the same layers: dy's rows are added, weighted,
+// into padded stride phases of dx laid out as the forward's padded x (each
+// tap's products for a dy row land in one contiguous phase row), which are
+// then added into dx (+ bias). One work item per (image, input channel),
+// whose phase planes it alone writes: every dx element is one fixed-order
+// sum over (output row, tap, output channel), whatever the thread count.
+bool acceptsBackwardData(const ConvShape& shape);
+uint64_t backwardDataScratchBytes(const ConvShape& shape);
+void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx, void* scratch,
+                  const float* bias = nullptr);
+
 // Tiles of the weight micro-kernel: output channels x taps.
 constexpr int kWeightChannels = 4;
 constexpr int kWeightTaps = 6;
@@ -93,6 +104,21 @@ struct FewChannelWeightJob {
   int64_t sumChannelStride = 0;
 };
 void f32_conv_bwdw_rows_o4t6_avx512(const FewChannelWeightJob& job);
+
+// Adds into dx[taps[t] + p], for t < tapCount (1 to kWeightTaps) and p <
+// count (1 to 64), the sum over output channels o in order of
+// dy[o * dyChannelStride + p] * weights[o * kWeightTaps + t]; reads whole
+// vectors of nothing past count.
+struct FewChannelDataJob {
+  const float* dy = nullptr;
+  int64_t dyChannelStride = 0, outChannels = 0;
+  const float* weights = nullptr;
+  int tapCount = 0;
+  float* dx = nullptr;
+  const int64_t* taps = nullptr;
+  int64_t count = 0;
+};
+void f32_conv_bwdd_rows_t6w64_avx512(const FewChannelDataJob& job);
 
 }  // namespace few_channels
 }  // namespace kernels
