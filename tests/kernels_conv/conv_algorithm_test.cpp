@@ -1260,13 +1260,11 @@ TEST(ConvRegistry, DensePlaneEntriesRunOnlyWherePreferred) {
   Restore restore;  // forces the AMD choices
   for (const auto& p : passes)
     EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, p.plane);
-  // The data gradient of 3D layers too (the depth taps a sum over planes),
-  // except with HF32 operands, which the blocked staging rounds once; their
-  // forward runs the blocked kernels.
+  // Not 3D layers, whose forward and data gradient run the blocked
+  // kernels, with any operands.
   ConvShape volume = claimShape(32, 32, 1, 3, 12, 3, 1, 1);
   for (const auto& p : passes)
-    EXPECT_STREQ(selectConvAlgorithm(p.pass, volume, Isa::Avx512).name,
-                 p.pass == ConvPass::Forward ? p.blocked : p.plane);
+    EXPECT_STREQ(selectConvAlgorithm(p.pass, volume, Isa::Avx512).name, p.blocked);
   volume.operands = OperandValues::HF32;
   for (const auto& p : passes)
     EXPECT_STREQ(selectConvAlgorithm(p.pass, volume, Isa::Avx512).name, p.blocked);
