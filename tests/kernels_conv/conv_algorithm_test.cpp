@@ -1276,6 +1276,21 @@ TEST(ConvRegistry, DensePlaneEntriesRunOnlyWherePreferred) {
                "f32_conv_bwdw_phase_plane_w16_avx512");
 }
 
+// Grouped weight gradients: the blocked pass from 8 channels per group on
+// each side, the grouped plane entry below that.
+TEST(ConvRegistry, GroupedWeightGradientsGoByChannelsPerGroup) {
+  if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const ConvShape wide = claimShape(256, 256, 32, 2, 28, 3, 1, 1);
+  const ConvShape narrow = claimShape(128, 128, 32, 2, 28, 3, 1, 1);
+  const ConvShape mixed = claimShape(128, 256, 32, 2, 28, 3, 1, 1);
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, wide, Isa::Avx512).name,
+               "f32_conv_bwdw_direct_nc16_avx512");
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, narrow, Isa::Avx512).name,
+               "f32_gconv_bwdw_plane_w16_avx512");
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, mixed, Isa::Avx512).name,
+               "f32_gconv_bwdw_plane_w16_avx512");
+}
+
 // ---------------------------------------------------------------------------
 // The ISA names and the override.
 

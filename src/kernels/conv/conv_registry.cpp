@@ -363,6 +363,18 @@ bool denseBlockedWeights(const ConvShape& s) {
   return !((stridedPointwise || wideRows) && !zmmFmaInHalves()) &&
          blocked::acceptsBackwardWeight(s, blocked::Channels::Dense);
 }
+// The grouped plane weight gradient keeps groups of fewer than 8 channels:
+// with 8 or more each side the blocked pass (groups interleaved in its
+// lanes, or whole blocks) measured faster since its one-chunk schedules
+// write their weights from cache (pass bench, Zen 5 EPYC, medians of 5, 1 /
+// 2 threads: ResNeXt g32 3x3 256ch 28x28 batch 16 6.06 / 3.94 -> 4.01 /
+// 2.80 ms, 256ch 56x56 12.2 / 7.7 -> 9.3 / 6.2, g16 256ch 14x14 1.59 ->
+// 0.66, 1D g16 128ch k5 1.26 -> 0.80), not 4 (g32 128ch 28x28 0.74 against
+// 0.92, 14x14 0.20 against 0.24).
+bool groupedPlaneWeights(const ConvShape& s) {
+  const bool wideGroups = s.inChannels / s.groups >= 8 && s.outChannels / s.groups >= 8;
+  return nchw_plane::acceptsGroupedBackwardWeight(s) && !(wideGroups && denseBlockedWeights(s));
+}
 // The stride-phase weight gradient where zmm FMAs run at full width: only
 // 1D layers with one input channel (wav2vec's stem: 4.3 ms against the
 // GEMM's 5.2). On the Intel Xeon VM every other accepted layer measured
@@ -622,7 +634,7 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_dwconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, depthwise_plane::acceptsBackwardWeight,
    noScratch, depthwisePlaneBackwardWeight, nullptr, wordsAreOperands, nullptr, depthwisePlaneBackwardWeightWords,
    true, nullptr, depthwisePlaneBackwardWeightSummingDy, depthwisePlaneBackwardWeightWordsSummingDy},
-  {"f32_gconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, nchw_plane::acceptsGroupedBackwardWeight,
+  {"f32_gconv_bwdw_plane_w16_avx512", kW, Isa::Avx512, groupedPlaneWeights,
    nchw_plane::backwardWeightScratchBytes, groupedPlaneBackwardWeight, nullptr,
    wordsAreOperands, nullptr, groupedPlaneBackwardWeightWords, true},
   {"f32_dwconv_bwdw_direct_nc16_avx512", kW, Isa::Avx512,
