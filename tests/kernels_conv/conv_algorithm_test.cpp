@@ -1291,6 +1291,26 @@ TEST(ConvRegistry, GroupedWeightGradientsGoByChannelsPerGroup) {
                "f32_gconv_bwdw_plane_w16_avx512");
 }
 
+// bf16 operands: a strided pointwise weight gradient leaves VDPBF16PS for
+// the fp32 GEMM where zmm FMAs run at full width; an unstrided one keeps it.
+TEST(ConvRegistry, Bf16StridedPointwiseWeightsGoToTheGemm) {
+  if (detectedIsa() < Isa::Avx512Bf16) GTEST_SKIP() << "no AVX512-BF16 on this CPU";
+  Restore restore;  // VDPBF16PS counted fast, zmm FMAs in halves
+  ConvShape strided = claimShape(64, 128, 1, 2, 14, 1, 2, 0);
+  strided.operands = OperandValues::BF16;
+  ConvShape unit = claimShape(64, 128, 1, 2, 14, 1, 1, 0);
+  unit.operands = OperandValues::BF16;
+  const char* bf16 = "bf16_conv_bwdw_direct_nw16_avx512bf16";
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, strided, Isa::Avx512Bf16).name, bf16);
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, unit, Isa::Avx512Bf16).name, bf16);
+  clearIsaForTesting();  // zmm FMAs as this CPU runs them
+  forceBf16DotForTesting();
+  if (zmmFmaInHalves()) GTEST_SKIP() << "this CPU runs zmm FMAs in two halves";
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, strided, Isa::Avx512Bf16).name,
+               "f32_conv_bwdw_im2col_gemm");
+  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, unit, Isa::Avx512Bf16).name, bf16);
+}
+
 // ---------------------------------------------------------------------------
 // The ISA names and the override.
 

@@ -455,9 +455,21 @@ bool bf16BackwardData(const ConvShape& s) {
   return (s.operands == OperandValues::BF16) == pairs && bf16HardwarePays<isa>() &&
          blocked::acceptsBf16BackwardData(isa, s);
 }
+// The weight gradient of a strided pointwise layer (1x1, no padding, a
+// stride above 1) leaves VDPBF16PS for the fp32 im2col GEMM where zmm FMAs
+// run at full width, as fp32 operands do: the bf16 pass stages the
+// subsampled positions one element at a time (aclnnConvolutionBackward,
+// bf16 tensors, dW, Zen 5 EPYC, 1 thread, medians of 5: res5 1x1/2
+// 1024->2048 14x14 22.0 -> 10.4 ms, RN50 1x1/2 256->512 56x56 15.2 ->
+// 11.9, fp32 copies of x and dy included). Not measured with AMX.
+bool stridedPointwiseWeightsOnGemm(const ConvShape& s) {
+  const bool strided = s.stride[0] > 1 || s.stride[1] > 1 || s.stride[2] > 1;
+  return strided && conv_detail::unpaddedPointwise(s) && !zmmFmaInHalves();
+}
 template <bool pairs, Isa isa = Isa::Amx>
 bool bf16BackwardWeight(const ConvShape& s) {
   return (s.operands == OperandValues::BF16) == pairs && bf16HardwarePays<isa>() &&
+         !(isa == Isa::Avx512Bf16 && stridedPointwiseWeightsOnGemm(s)) &&
          blocked::acceptsBf16BackwardWeight(isa, s);
 }
 
