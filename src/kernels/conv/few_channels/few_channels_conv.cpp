@@ -38,9 +38,9 @@ struct Plan {
   int64_t taps = 0;
   int64_t rows = 0, phaseW = 0;
   int64_t phaseFloats = 0, planeFloats = 0;
-  // weightOffset: the forward's packed weights, or the weight gradient's
-  // 16-lane sums.
-  uint64_t xOffset = 0, weightOffset = 0, tapOffset = 0, bytes = 0;
+  // weightOffset: the forward's and data gradient's packed weights, or the
+  // weight gradient's 16-lane sums.
+  uint64_t xOffset = 0, weightOffset = 0, bytes = 0;
 };
 
 uint64_t aligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
@@ -74,9 +74,7 @@ bool planOf(const ConvShape& s, Plan* p) {
   p->weightOffset = aligned(static_cast<uint64_t>(xFloats) * sizeof(float));
   // Weights in whole groups of kChannelGroup channels (the last one padded).
   const int64_t groups = (s.outChannels + kChannelGroup - 1) / kChannelGroup;
-  p->tapOffset =
-      p->weightOffset + aligned(static_cast<uint64_t>(taps * groups * kChannelGroup) * 4);
-  p->bytes = p->tapOffset + aligned(static_cast<uint64_t>(taps) * sizeof(int64_t));
+  p->bytes = p->weightOffset + aligned(static_cast<uint64_t>(taps * groups * kChannelGroup) * 4);
   return true;
 }
 
@@ -142,6 +140,13 @@ int64_t phaseRowsPerImage(const ConvShape& s, const Plan& p) {
 
 // Tap k = (c * kh + i) * kw + j (w's own order): where it reads in an
 // image's padded planes, relative to the output row's first input row.
+// Each work range computes them into its own stack array (TapOffsets), not
+// into the workspace: the kernels address memory with them, and a
+// workspace that the caller hands to two runs at once (two streams) must
+// cost wrong numbers at worst, never an access outside the buffers.
+struct TapOffsets {
+  int64_t at[kMaxTaps];
+};
 void tapOffsets(const ConvShape& s, const Plan& p, int64_t* taps) {
   const int64_t kw = s.kernel[2], kernelArea = s.kernel[1] * kw;
   for (int64_t k = 0; k < p.taps; ++k) {
@@ -153,13 +158,12 @@ void tapOffsets(const ConvShape& s, const Plan& p, int64_t* taps) {
 }
 
 // The weight gradient's scratch: the padded phases as the forward's, then
-// kVector lane sums per (output channel, tap), then the tap offsets.
+// kVector lane sums per (output channel, tap).
 bool weightPlanOf(const ConvShape& s, Plan* p) {
   if (!planOf(s, p)) return false;
   int64_t sumFloats = 0;
   if (!checkedMul(s.outChannels, p->taps * kVector, &sumFloats)) return false;
-  p->tapOffset = p->weightOffset + aligned(static_cast<uint64_t>(sumFloats) * sizeof(float));
-  p->bytes = p->tapOffset + aligned(static_cast<uint64_t>(p->taps) * sizeof(int64_t));
+  p->bytes = p->weightOffset + aligned(static_cast<uint64_t>(sumFloats) * sizeof(float));
   return true;
 }
 
@@ -198,19 +202,19 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
   planOf(s, &p);
   float* xp = scratchRegion<float>(scratch, p.xOffset);
   float* wp = scratchRegion<float>(scratch, p.weightOffset);
-  int64_t* taps = scratchRegion<int64_t>(scratch, p.tapOffset);
-  tapOffsets(s, p, taps);
   // Each tap's weight for every output channel, in groups of kChannelGroup.
   for (int64_t k = 0; k < p.taps; ++k)
     for (int64_t o = 0; o < s.outChannels; ++o)
       wp[(o / kChannelGroup * p.taps + k) * kChannelGroup + o % kChannelGroup] = w[o * p.taps + k];
   const int64_t outPlane = s.out[1] * s.out[2];
   auto rows = [&](int64_t begin, int64_t end) {
+    TapOffsets taps;
+    tapOffsets(s, p, taps.at);
     for (int64_t item = begin; item < end; ++item) {
       const int64_t n = item / s.out[1], oh = item % s.out[1];
       FewChannelRowJob job;
       job.x = xp + n * s.inChannels * p.planeFloats + oh * s.stride[1] * p.phaseW;
-      job.taps = taps;
+      job.taps = taps.at;
       job.tapCount = p.taps;
       job.weights = wp;
       job.outChannels = s.outChannels;
@@ -246,7 +250,7 @@ namespace {
 
 // The data gradient's scratch: every (image, channel)'s padded phases as
 // the forward's x, then the weights as [channel][tap tile][o][kWeightTaps]
-// (zeros past a channel's last tap), then one channel's tap offsets.
+// (zeros past a channel's last tap).
 int64_t tapTilesPerChannel(const ConvShape& s) {
   return (s.kernel[1] * s.kernel[2] + kWeightTaps - 1) / kWeightTaps;
 }
@@ -256,8 +260,7 @@ bool dataPlanOf(const ConvShape& s, Plan* p) {
   int64_t weightFloats = 0;
   if (!checkedMul(s.inChannels * tapTilesPerChannel(s) * kWeightTaps, s.outChannels, &weightFloats))
     return false;
-  p->tapOffset = p->weightOffset + aligned(static_cast<uint64_t>(weightFloats) * sizeof(float));
-  p->bytes = p->tapOffset + aligned(static_cast<uint64_t>(p->taps) * sizeof(int64_t));
+  p->bytes = p->weightOffset + aligned(static_cast<uint64_t>(weightFloats) * sizeof(float));
   return true;
 }
 
@@ -311,11 +314,8 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, float* dx
   dataPlanOf(s, &p);
   float* planes = scratchRegion<float>(scratch, p.xOffset);
   float* wp = scratchRegion<float>(scratch, p.weightOffset);
-  int64_t* taps = scratchRegion<int64_t>(scratch, p.tapOffset);
   const int64_t C = s.inChannels, O = s.outChannels;
   const int64_t area = s.kernel[1] * s.kernel[2], tiles = tapTilesPerChannel(s);
-  // Channel 0's tap offsets serve every channel (each item has its plane).
-  tapOffsets(s, p, taps);
   for (int64_t c = 0; c < C; ++c)
     for (int64_t tile = 0; tile < tiles; ++tile)
       for (int64_t o = 0; o < O; ++o)
@@ -330,6 +330,9 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, float* dx
   // dy chunk), or (image, channel) when the batch is too small to spread.
   const int64_t perItem = s.batch >= computeThreadCount() ? C : 1;
   parallelFor(s.batch * C / perItem, [&](int64_t begin, int64_t end) {
+    // Channel 0's tap offsets serve every channel (each has its plane).
+    TapOffsets taps;
+    tapOffsets(s, p, taps.at);
     for (int64_t item = begin; item < end; ++item) {
       const int64_t n = item * perItem / C, c0 = item * perItem % C;
       float* itemPlanes = planes + item * perItem * p.planeFloats;
@@ -361,7 +364,7 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, float* dx
               job.dx = planes + (n * C + c) * p.planeFloats + oh * s.stride[1] * p.phaseW + q0;
               for (int64_t tile = 0; tile < tiles; ++tile) {
                 job.weights = wp + ((c * tiles + tile) * O + o0) * kWeightTaps;
-                job.taps = taps + tile * kWeightTaps;
+                job.taps = taps.at + tile * kWeightTaps;
                 job.tapCount =
                     static_cast<int>(std::min<int64_t>(kWeightTaps, area - tile * kWeightTaps));
                 f32_conv_bwdd_rows_t6w64_avx512(job);
@@ -400,8 +403,6 @@ void runWeight(const ConvShape& s, const E* x, const E* dy, float* dw, void* scr
   weightPlanOf(s, &p);
   float* xp = scratchRegion<float>(scratch, p.xOffset);
   float* sums = scratchRegion<float>(scratch, p.weightOffset);
-  int64_t* taps = scratchRegion<int64_t>(scratch, p.tapOffset);
-  tapOffsets(s, p, taps);
   const int64_t perImage = phaseRowsPerImage(s, p);
   parallelFor(s.batch * perImage,
               [&](int64_t begin, int64_t end) { padRows(s, p, x, xp, begin, end); });
@@ -411,6 +412,8 @@ void runWeight(const ConvShape& s, const E* x, const E* dy, float* dw, void* scr
   const int64_t sumChannel = p.taps * kVector;
   const int64_t groups = (s.outChannels + kWeightGroup - 1) / kWeightGroup;
   parallelFor(groups, [&](int64_t begin, int64_t end) {
+    TapOffsets taps;
+    tapOffsets(s, p, taps.at);
     for (int64_t g = begin; g < end; ++g) {
       const int64_t o0 = g * kWeightGroup;
       const int64_t channels = std::min(kWeightGroup, s.outChannels - o0);
@@ -435,7 +438,7 @@ void runWeight(const ConvShape& s, const E* x, const E* dy, float* dw, void* scr
               job.dy = dyBlock;
               for (int64_t t0 = 0; t0 < p.taps; t0 += kWeightTaps) {
                 job.x = xBlock;
-                job.taps = taps + t0;
+                job.taps = taps.at + t0;
                 job.tapCount = static_cast<int>(std::min<int64_t>(kWeightTaps, p.taps - t0));
                 job.sums = groupSums + ot * sumChannel + t0 * kVector;
                 f32_conv_bwdw_rows_o4t6_avx512(job);
