@@ -332,11 +332,11 @@ bool pointwiseOperands(const ConvShape& s) {
 // Not 3D layers: the blocked kernels measured faster there on the Zen 5
 // EPYC (pass bench, medians of 5, 1 / 2 threads: 3x3x3 64ch 16x56x56
 // forward 58.9 / 33.7 -> 55.4 / 30.2 ms with tiles of four blocks; 32ch
-// 16x28x28 batch 2 3.21 / 1.73 -> 3.16 / 1.58; and, since the staging
+// 8x28x28 batch 2 3.21 / 1.73 -> 3.16 / 1.58; and, since the staging
 // requests its next spans, the data gradients: 64ch 59.6 / 31.0 -> 54.4 /
-// 28.9, 32ch 7.33 / 3.86 -> 6.75 / 3.48), not for 2D ones (3x3 64ch 56x56
-// forward 9.5 / 5.0 against 10.1 / 5.2, data gradient 9.5 / 4.7 against
-// 10.0 / 5.0).
+// 28.9, 32ch 16x28x28 batch 2 7.33 / 3.86 -> 6.75 / 3.48), not for 2D ones
+// (3x3 64ch 56x56 forward 9.5 / 5.0 against 10.1 / 5.2, data gradient 9.5 /
+// 4.7 against 10.0 / 5.0).
 bool denseForwardPlanes(const ConvShape& s) {
   return densePlanesPreferred() && s.kernel[0] == 1 && nchw_plane::acceptsDenseForward(s);
 }

@@ -11,6 +11,7 @@
 #include "kernels/conv/few_channels/few_channels_conv.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include <xmmintrin.h>
@@ -352,13 +353,16 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, float* dx
           for (int64_t o0 = 0; o0 < O; o0 += kDataChannels) {
             job.outChannels = std::min(kDataChannels, O - o0);
             const float* from = dy + (n * O + o0) * outPlane + oh * outW + q0;
-            const int64_t ahead = q0 + kDataPositions < outW ? kDataPositions : outW - q0;
+            // The next chunk's address as an integer: past the last row it
+            // points nowhere, which a prefetch may.
+            const uintptr_t ahead =
+                (q0 + kDataPositions < outW ? kDataPositions : outW - q0) * sizeof(float);
             for (int64_t o = 0; o < job.outChannels; ++o) {
               std::memcpy(chunk + o * kDataPositions, from + o * outPlane,
                           static_cast<size_t>(job.count) * sizeof(float));
-              const char* next = reinterpret_cast<const char*>(from + o * outPlane + ahead);
-              for (int64_t b = 0; b < kDataPositions * 4; b += 64)
-                _mm_prefetch(next + b, _MM_HINT_T0);
+              const uintptr_t next = reinterpret_cast<uintptr_t>(from + o * outPlane) + ahead;
+              for (uintptr_t b = 0; b < kDataPositions * sizeof(float); b += 64)
+                _mm_prefetch(reinterpret_cast<const char*>(next + b), _MM_HINT_T0);
             }
             for (int64_t c = c0; c < c0 + perItem; ++c) {
               job.dx = planes + (n * C + c) * p.planeFloats + oh * s.stride[1] * p.phaseW + q0;
