@@ -5,12 +5,7 @@
 // into +0). Only called after a cpuid check; free of library templates
 // (see convert_runs_avx512.cpp).
 
-// GCC 12 reports its own undefined vectors inside the masked and extract
-// intrinsics as uninitialised; every lane used is defined.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 

@@ -1,9 +1,4 @@
-// GCC 12 reports its own masked-load intrinsics' placeholder operands as
-// uninitialised; every lane the stores write is defined.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 // AVX-512 micro-kernel: kAvx512Mr rows x kAvx512Nr columns of zmm
 // accumulators, B vectors loaded once per step, A values broadcast. Only

@@ -6,12 +6,7 @@
 // its own templates are in the unnamed namespace. The Hf32 packers round each
 // value as they move it (MatrixView::roundHf32).
 
-// GCC 12 reports its own _mm512_undefined_ps() inside the masked intrinsics
-// as uninitialised; the lanes it leaves undefined are always masked off.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 

@@ -5,12 +5,7 @@
 // is compiled with AVX-512 and could be picked by the linker for generic
 // callers.
 
-// GCC 12 reports its own _mm512_undefined_ps() inside _mm512_broadcast_f32x4
-// as uninitialised; every lane of the result is defined.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 

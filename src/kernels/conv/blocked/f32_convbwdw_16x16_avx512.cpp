@@ -1,9 +1,4 @@
-// GCC 12 reports its own _mm512_undefined_ps() inside _mm512_broadcast_f32x4
-// as uninitialised; every lane of the result is defined.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 // Weight-gradient micro-kernels of the blocked direct convolution: 16
 // accumulators (one per reduction channel) over one 16-channel block of

@@ -4,12 +4,7 @@
 // a 7x7 512ch forward pass). Only called after a cpuid check. Keep this file
 // free of library templates (see f32_conv_rows_nb16_avx512.cpp).
 
-// GCC 12 reports its own undefined vectors inside the masked and shuffle
-// intrinsics as uninitialised; every lane stored is defined.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 

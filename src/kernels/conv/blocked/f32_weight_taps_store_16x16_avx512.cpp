@@ -5,12 +5,7 @@
 // RN50 3x3 512ch 7x7 weight gradient. Only called after a cpuid check. Keep
 // this file free of library templates (see f32_conv_rows_nb16_avx512.cpp).
 
-// GCC 12 reports its own _mm512_undefined_ps() inside the transpose's
-// shuffles as uninitialised; every lane of each result is defined.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 

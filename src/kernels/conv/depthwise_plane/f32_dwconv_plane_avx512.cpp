@@ -7,12 +7,7 @@
 // emit no code): anything instantiated here is compiled with AVX-512 and
 // could be picked by the linker for generic callers.
 
-// GCC 12 reports its own undefined vectors inside the masked intrinsics as
-// uninitialised; the lanes they leave undefined are always masked off.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 

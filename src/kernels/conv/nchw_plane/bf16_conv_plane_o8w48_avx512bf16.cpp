@@ -5,10 +5,7 @@
 // fp32. Only called after a cpuid check; free of library templates (see
 // f32_dwconv_plane_avx512.cpp).
 
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 

@@ -5,12 +5,7 @@
 // free of library templates for the reason given in
 // f32_dwconv_plane_avx512.cpp.
 
-// GCC 12 reports its own undefined vectors inside the masked intrinsics as
-// uninitialised; the lanes they leave undefined are always masked off.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 

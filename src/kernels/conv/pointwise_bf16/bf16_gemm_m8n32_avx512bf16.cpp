@@ -7,12 +7,7 @@
 // (VDPBF16PS). Keep this file free of library templates (see
 // f32_conv_rows_nb16_avx512.cpp).
 
-// GCC 12 reports its own _mm512_undefined_*() inside the masked intrinsics
-// as uninitialised; the lanes it leaves undefined are always masked off.
-#if !defined(__clang__)  // a GCC-only warning group
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 
