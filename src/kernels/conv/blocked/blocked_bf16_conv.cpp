@@ -377,10 +377,8 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
   const Bf16Kernels& kernels = bf16KernelsFor(isa);
   WordPlan wp;
   planWords(isa, s, kind, &wp);
-  TapTable table;
-  table.offsets = scratchRegion<int64_t>(scratch, wp.tapOffset);
-  table.redIndex = reinterpret_cast<int32_t*>(table.offsets + wp.rows.tapsPerTile);
-  table.weightTap = table.redIndex + wp.rows.tapsPerTile;
+  TapTableStorage tableStorage;
+  TapTable table = tableStorage.table(scratch, wp.tapOffset, wp.rows.tapsPerTile);
   planWords(isa, s, kind, &wp, &table);
   const RowPassPlan& p = wp.rows;
   uint32_t* in = scratchRegion<uint32_t>(scratch, wp.inOffset);

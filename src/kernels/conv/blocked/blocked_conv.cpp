@@ -259,10 +259,8 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
                 const float* bias) {
   RowPassPlan p;
   planRowPass(shape, kind, &p);
-  TapTable table;
-  table.offsets = scratchRegion<int64_t>(scratch, p.tapOffset);
-  table.redIndex = reinterpret_cast<int32_t*>(table.offsets + p.tapsPerTile);
-  table.weightTap = table.redIndex + p.tapsPerTile;
+  TapTableStorage tableStorage;
+  TapTable table = tableStorage.table(scratch, p.tapOffset, p.tapsPerTile);
   // Skipping the taps that read padding rows: RN50 3x3 512ch 7x7 (batch 8,
   // 1 thread, medians of 5) forward 20.1 -> 17.8 ms, data gradient 20.9 ->
   // 18.3; 256ch 14x14 0.95-0.98, 3D video 16x28x28 0.95-0.96, RN50 3x3/2

@@ -168,6 +168,33 @@ struct TapTable {
   int32_t* weightTap = nullptr;
 };
 
+// Where a pass keeps its table: in this buffer (on the calling thread's
+// stack, which the pool's threads read while it waits) when `entries` fit,
+// else in the plan's workspace region at `offset`. The kernels and weight
+// packers address memory with the table, and a workspace that the caller
+// hands to two runs at once (a repeatable executor on two streams) must
+// cost wrong numbers at worst, never an access outside the buffers.
+struct TapTableStorage {
+  static constexpr int64_t kEntries = 2048;  // 32 KB
+  alignas(64) int64_t offsets[kEntries];
+  int32_t redIndex[kEntries];
+  int32_t weightTap[kEntries];
+
+  TapTable table(void* scratch, uint64_t offset, int64_t entries) {
+    TapTable t;
+    if (entries <= kEntries) {
+      t.offsets = offsets;
+      t.redIndex = redIndex;
+      t.weightTap = weightTap;
+    } else {
+      t.offsets = reinterpret_cast<int64_t*>(static_cast<char*>(scratch) + offset);
+      t.redIndex = reinterpret_cast<int32_t*>(t.offsets + entries);
+      t.weightTap = t.redIndex + entries;
+    }
+    return t;
+  }
+};
+
 // The table entry of each kernel tap of reduction block `red`
 // (entryOfTap[t] for t < taps), where the table's tapsPerTile entries hold
 // each of the block's taps exactly once; false otherwise. The weight
