@@ -157,9 +157,11 @@ bool planWords(Isa isa, const ConvShape& s, RowPassKind pass, WordPlan* wp,
   // rows do (bf16 RN50 3x3 256ch 14x14, 1 thread: forward 0.94, data
   // gradient 0.97 of before); the AMX rows, not measured with it, keep the
   // reduction blocks outermost.
-  const bool skipPaddingRows = isa == Isa::Avx512Bf16;
-  if (!planRowPass(wp->words, pass, &p, table, bf16KernelsFor(isa).shortRow, skipPaddingRows))
-    return false;
+  RowKernelTraits traits;
+  traits.skipPaddingRows = isa == Isa::Avx512Bf16;
+  traits.shortRow = bf16KernelsFor(isa).shortRow;
+  traits.maxTileBlocks = 2;
+  if (!planRowPass(wp->words, pass, &p, table, traits)) return false;
   if (wp->kind == PairKind::HiLo) doubleTaps(&p, table);
   Regions r;
   // p.in.floats has room for whole images per thread with a slack each

@@ -265,7 +265,9 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
   // 1 thread, medians of 5) forward 20.1 -> 17.8 ms, data gradient 20.9 ->
   // 18.3; 256ch 14x14 0.95-0.98, 3D video 16x28x28 0.95-0.96, RN50 3x3/2
   // data gradient 0.94 of before.
-  planRowPass(shape, kind, &p, &table, 0, true);
+  RowKernelTraits traits;
+  traits.skipPaddingRows = true;
+  planRowPass(shape, kind, &p, &table, traits);
   float* in = scratchRegion<float>(scratch, p.inOffset);
   float* out = scratchRegion<float>(scratch, p.outOffset);
   float* packed = scratchRegion<float>(scratch, p.weightOffset);

@@ -228,23 +228,24 @@ int64_t tapShift(const Dim& dim, int64_t phase, int64_t k) {
 // -> 53.9), not for short ones, cut into slivers of tiles (3x3 256ch 14x14
 // 8.9 -> 9.5; 28 wide: level). The data gradient only for long rows of a
 // W-unit-stride layer (3x3 64ch 56x56: 11.1 -> 10.1 ms; its stride-phase
-// rows of 3x3/2, 28 wide, and 1D k3 512ch L4000 level). fp32 kernels only
-// (the 16-bit word kernels take one or two blocks), and only where a
-// group's blocks come in fours.
+// rows of 3x3/2, 28 wide, and 1D k3 512ch L4000 level). Kernels that take
+// four blocks only (the fp32 ones; the 16-bit word kernels take one or two,
+// also for HF32 operands, which they run as hi/lo splits), measured on fp32
+// operands only, and only where a group's blocks come in fours.
 constexpr int64_t kQuadRow = 48;
 bool takesQuadTiles(const ConvShape& s, bool data, const Dim& w, bool flatten,
-                    const ChannelBlocks& b) {
+                    const ChannelBlocks& b, const RowKernelTraits& traits) {
   const bool fp32 = s.io == ElementType::F32 && s.operands != OperandValues::BF16 &&
                     s.operands != OperandValues::F16;
   const bool longRows = w.stride == 1 && w.out >= kQuadRow;
-  return fp32 && !flatten && !w.reduced && (longRows || (!data && w.stride == 2)) &&
-         b.tileWidth == 2 && b.outPerGroup % 4 == 0;
+  return traits.maxTileBlocks >= 4 && fp32 && !flatten && !w.reduced &&
+         (longRows || (!data && w.stride == 2)) && b.tileWidth == 2 && b.outPerGroup % 4 == 0;
 }
 
 }  // namespace
 
 bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTable* table,
-                 int64_t shortRow, bool skipPaddingRows) {
+                 const RowKernelTraits& traits) {
   RowPassPlan& p = *plan;
   p = RowPassPlan{};
   p.kind = kind;
@@ -259,8 +260,8 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   // where a row alone is too short for a register tile (measured: 7x7 and
   // 14x14 layers, forward and data gradient, 5-30% faster unflattened).
   const bool flatten = dims[1].stride == 1 && dims[2].stride == 1 &&
-                       s.out[2] < (shortRow > 0 ? shortRow : kShortRow);
-  if (takesQuadTiles(s, data, dims[2], flatten, p.blocks)) setTileWidth(&p.blocks, 4);
+                       s.out[2] < (traits.shortRow > 0 ? traits.shortRow : kShortRow);
+  if (takesQuadTiles(s, data, dims[2], flatten, p.blocks, traits)) setTileWidth(&p.blocks, 4);
   const int64_t nbMax = p.blocks.tileWidth;
   // Interleaved groups: one 16-lane weight vector per channel of a group.
   const int64_t tapFloats = p.blocks.depthwise        ? kLanes
@@ -292,7 +293,7 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
     ph.outRowStep[1] = p.out.rowStride;
     ph.tapCount = sz.mul(p.blocks.redPerGroup, s.kernel[0] * s.kernel[1] * s.kernel[2]);
     if (!sz.ok) return false;
-    if (skipPaddingRows) {
+    if (traits.skipPaddingRows) {
       p.skipsPaddingRows = true;
       for (int d = 0; d < 2; ++d) {
         const Dim& dim = dims[d];
@@ -310,7 +311,7 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
     if (table) {
       for (int64_t i = 0; i < ph.tapCount; ++i) {
         const TapIndex t = tableEntry(i, p.blocks.redPerGroup, dims[0].kernel, dims[1].kernel,
-                                      dims[2].kernel, skipPaddingRows);
+                                      dims[2].kernel, traits.skipPaddingRows);
         table->offsets[i] = t.red * p.in.blockStride + t.d * dims[0].dilation * p.in.planeStride +
                             t.h * dims[1].dilation * p.in.rowStride +
                             t.w * dims[2].dilation * kLanes;
@@ -384,7 +385,7 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
           ph.outBase = pd * p.out.planeStride + phh * p.out.rowStride + pw * kLanes;
           ph.tapBegin = tapIndex;
           ph.tapCount = p.blocks.redPerGroup * td.taps * th.taps * tw.taps;
-          if (skipPaddingRows) {
+          if (traits.skipPaddingRows) {
             // Tap j of the phase reads gradOutput row q + shift(first) - j *
             // every * dilation / stride (every * dilation is a multiple of
             // the stride).
@@ -409,8 +410,8 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
           if (table) {
             int64_t i = tapIndex;
             for (int64_t n = 0; n < ph.tapCount; ++n, ++i) {
-              const TapIndex t =
-                  tableEntry(n, p.blocks.redPerGroup, td.taps, th.taps, tw.taps, skipPaddingRows);
+              const TapIndex t = tableEntry(n, p.blocks.redPerGroup, td.taps, th.taps, tw.taps,
+                                            traits.skipPaddingRows);
               const int64_t r = t.red, a = t.d, b = t.h, c = t.w;
               const int64_t kd = td.first + a * td.every;
               const int64_t kh = th.first + b * th.every;

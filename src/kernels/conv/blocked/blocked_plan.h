@@ -213,10 +213,18 @@ int64_t weightGroupImages(const WeightPassPlan& p, int64_t threads);
 // False when the blocked algorithm does not take the shape (channel layout,
 // strides it has no kernel for, or sizes that overflow). With a table (sized
 // by a first call: tapsPerTile entries at tapOffset), also fills it.
-// shortRow (when positive) replaces the row length below which planes are
-// flattened into one row.
+// What the kernel family running the plan can do or prefers.
+struct RowKernelTraits {
+  // When positive, replaces the row length below which planes are
+  // flattened into one row.
+  int64_t shortRow = 0;
+  bool skipPaddingRows = false;  // taps that read only padding rows are left out
+  // Output blocks a register tile can hold: the fp32 kernels take 4, the
+  // 16-bit word kernels (bf16 pairs, hi/lo splits of HF32 and fp16) 2.
+  int64_t maxTileBlocks = kMaxTileBlocks;
+};
 bool planRowPass(const ConvShape& shape, RowPassKind kind, RowPassPlan* plan,
-                 TapTable* table = nullptr, int64_t shortRow = 0, bool skipPaddingRows = false);
+                 TapTable* table = nullptr, const RowKernelTraits& traits = {});
 bool planWeightPass(const ConvShape& shape, WeightPassPlan* plan);
 
 // The output blocks of one tile: the first and how many (1 to tileWidth).
