@@ -253,21 +253,21 @@ void unstageTo(const BlockedKernels&, const ConvShape& s, const float* staged,
   unstageWords(staged, l, firstImage, images, dense, s.io, bias);
 }
 
+// The fp32 row kernels' traits. They skip the taps that read padding rows:
+// RN50 3x3 512ch 7x7 (batch 8, 1 thread, medians of 5) forward 20.1 -> 17.8
+// ms, data gradient 20.9 -> 18.3; 256ch 14x14 0.95-0.98, 3D video 16x28x28
+// 0.95-0.96, RN50 3x3/2 data gradient 0.94 of before.
+constexpr RowKernelTraits kRowTraits{0, true, kMaxTileBlocks};
+
 template <typename Element>
 void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kind,
                 const Element* input, const float* w, Element* output, void* scratch,
                 const float* bias) {
   RowPassPlan p;
-  planRowPass(shape, kind, &p);
+  planRowPass(shape, kind, &p, nullptr, kRowTraits);
   TapTableStorage tableStorage;
   TapTable table = tableStorage.table(scratch, p.tapOffset, p.tapsPerTile);
-  // Skipping the taps that read padding rows: RN50 3x3 512ch 7x7 (batch 8,
-  // 1 thread, medians of 5) forward 20.1 -> 17.8 ms, data gradient 20.9 ->
-  // 18.3; 256ch 14x14 0.95-0.98, 3D video 16x28x28 0.95-0.96, RN50 3x3/2
-  // data gradient 0.94 of before.
-  RowKernelTraits traits;
-  traits.skipPaddingRows = true;
-  planRowPass(shape, kind, &p, &table, traits);
+  planRowPass(shape, kind, &p, &table, kRowTraits);
   float* in = scratchRegion<float>(scratch, p.inOffset);
   float* out = scratchRegion<float>(scratch, p.outOffset);
   float* packed = scratchRegion<float>(scratch, p.weightOffset);
@@ -519,12 +519,12 @@ void weightTapRow(const BlockedKernels& k, const WeightPassPlan& p, const TapRun
 bool acceptsForward(const ConvShape& shape, Channels kind) {
   RowPassPlan p;
   return channelKindMatches(shape, kind, true) && !im2colTakesSmallPointwiseForward(shape) &&
-         planRowPass(shape, RowPassKind::Forward, &p);
+         planRowPass(shape, RowPassKind::Forward, &p, nullptr, kRowTraits);
 }
 bool acceptsBackwardData(const ConvShape& shape, Channels kind) {
   RowPassPlan p;
   return channelKindMatches(shape, kind) && !col2imTakesPointwiseData(shape) &&
-         planRowPass(shape, RowPassKind::BackwardData, &p);
+         planRowPass(shape, RowPassKind::BackwardData, &p, nullptr, kRowTraits);
 }
 bool acceptsBackwardWeight(const ConvShape& shape, Channels kind) {
   WeightPassPlan p;
@@ -534,11 +534,11 @@ bool acceptsBackwardWeight(const ConvShape& shape, Channels kind) {
 
 uint64_t forwardScratchBytes(const ConvShape& shape) {
   RowPassPlan p;
-  return planRowPass(shape, RowPassKind::Forward, &p) ? p.bytes : 0;
+  return planRowPass(shape, RowPassKind::Forward, &p, nullptr, kRowTraits) ? p.bytes : 0;
 }
 uint64_t backwardDataScratchBytes(const ConvShape& shape) {
   RowPassPlan p;
-  return planRowPass(shape, RowPassKind::BackwardData, &p) ? p.bytes : 0;
+  return planRowPass(shape, RowPassKind::BackwardData, &p, nullptr, kRowTraits) ? p.bytes : 0;
 }
 uint64_t backwardWeightScratchBytes(const ConvShape& shape) {
   WeightPassPlan p;

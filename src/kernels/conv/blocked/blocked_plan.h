@@ -210,10 +210,7 @@ bool entriesOfBlock(const TapTable& table, int64_t tapsPerTile, int64_t red, int
 // its rows in row order whatever the groups).
 int64_t weightGroupImages(const WeightPassPlan& p, int64_t threads);
 
-// False when the blocked algorithm does not take the shape (channel layout,
-// strides it has no kernel for, or sizes that overflow). With a table (sized
-// by a first call: tapsPerTile entries at tapOffset), also fills it.
-// What the kernel family running the plan can do or prefers.
+// What the kernel family that runs a row pass can do or prefers.
 struct RowKernelTraits {
   // When positive, replaces the row length below which planes are
   // flattened into one row.
@@ -223,6 +220,11 @@ struct RowKernelTraits {
   // 16-bit word kernels (bf16 pairs, hi/lo splits of HF32 and fp16) 2.
   int64_t maxTileBlocks = kMaxTileBlocks;
 };
+
+// False when the blocked algorithm does not take the shape (channel layout,
+// strides it has no kernel for, or sizes that overflow). With a table (sized
+// by a first call with the same traits: tapsPerTile entries at tapOffset),
+// also fills it.
 bool planRowPass(const ConvShape& shape, RowPassKind kind, RowPassPlan* plan,
                  TapTable* table = nullptr, const RowKernelTraits& traits = {});
 bool planWeightPass(const ConvShape& shape, WeightPassPlan* plan);
