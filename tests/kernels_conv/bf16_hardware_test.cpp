@@ -692,6 +692,39 @@ TEST(Bf16Dispatch, DepthwiseLayersKeepTheDepthwisePlanes) {
   }
 }
 
+// The routes on AMX are decided by planning alone, so any CPU checks them:
+// layers whose fp32 forward takes register tiles of four output blocks (64
+// channels, rows of 48+ positions or W stride 2) go to the AMX word entries
+// for every operand kind, whose planner caps its tiles at two blocks (HF32
+// plans once got four, and wrong results, on AMX only).
+TEST(Bf16Dispatch, AmxWordEntriesTakeLayersWithFourBlockFp32Tiles) {
+  struct Layer {
+    int64_t channels, width, kernel, stride, pad;
+  };
+  const Layer layers[] = {{64, 56, 3, 1, 1}, {128, 56, 3, 2, 1}, {64, 238, 1, 1, 1}};
+  for (const Layer& l : layers) {
+    ConvShape s;
+    s.batch = 2;
+    s.inChannels = s.outChannels = l.channels;
+    s.in[1] = s.in[2] = l.width;
+    s.kernel[1] = s.kernel[2] = l.kernel;
+    s.stride[1] = s.stride[2] = l.stride;
+    s.padBefore[1] = s.padBefore[2] = l.pad;
+    for (int d = 1; d < 3; ++d)
+      s.out[d] = (s.in[d] + 2 * s.padBefore[d] - s.kernel[d]) / s.stride[d] + 1;
+    for (OperandValues v : {OperandValues::BF16, OperandValues::F16, OperandValues::HF32}) {
+      s.operands = v;
+      const std::string prefix = v == OperandValues::BF16 ? "bf16_conv_" : "bf16x2_conv_";
+      for (ConvPass pass : {ConvPass::Forward, ConvPass::BackwardData}) {
+        const std::string name = selectConvAlgorithm(pass, s, Isa::Amx).name;
+        const std::string expected =
+            prefix + (pass == ConvPass::Forward ? "fwd" : "bwdd") + "_direct_nw16_amx";
+        EXPECT_EQ(name, expected) << describe(s);
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, Bf16Hardware, ::testing::Values(Isa::Avx512Bf16, Isa::Amx),
                          [](const ::testing::TestParamInfo<Isa>& info) {
                            return std::string(isaName(info.param));

@@ -160,8 +160,12 @@ bool planWords(Isa isa, const ConvShape& s, RowPassKind pass, WordPlan* wp,
   RowKernelTraits traits;
   traits.skipPaddingRows = isa == Isa::Avx512Bf16;
   traits.shortRow = bf16KernelsFor(isa).shortRow;
-  traits.maxTileBlocks = 2;
+  traits.maxTileBlocks = kMaxRowTileBlocks;
   if (!planRowPass(wp->words, pass, &p, table, traits)) return false;
+  // A plan whose tiles the kernels cannot hold is refused (the registry
+  // runs the next entry), never run: HF32 plans once got the fp32 kernels'
+  // four-block tiles and wrong results on AMX.
+  if (p.blocks.tileWidth > kMaxRowTileBlocks) return false;
   if (wp->kind == PairKind::HiLo) doubleTaps(&p, table);
   Regions r;
   // p.in.floats has room for whole images per thread with a slack each

@@ -29,6 +29,7 @@ void configureBf16Tiles_amx();
 // stored at out + t * outColStep + b * outBlockStride; with `accumulate`
 // added to what is there first. Reads up to 15 * inStep positions past the
 // last one; their results are dropped.
+constexpr int kMaxRowTileBlocks = 2;  // output blocks a row kernel's tile holds
 struct Bf16RowJob {
   const uint32_t* in = nullptr;
   const int64_t* taps = nullptr;
@@ -39,7 +40,7 @@ struct Bf16RowJob {
   int64_t outColStep = 0;
   int64_t outBlockStride = 0;
   int64_t count = 0;  // positions
-  int nb = 1;         // output blocks: 1 or 2
+  int nb = 1;         // output blocks: 1 to kMaxRowTileBlocks
   int inStep = 1;     // 1 or 2
   bool accumulate = false;
 };
