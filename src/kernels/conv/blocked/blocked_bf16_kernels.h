@@ -22,6 +22,9 @@ namespace blocked {
 // call (measured: 8% of a bf16 3x3 64-channel forward when it was).
 void configureBf16Tiles_amx();
 
+// Output blocks (of 16 channels) a row kernel's register tile holds.
+constexpr int kMaxRowTileBlocks = 2;
+
 // One row segment of a row pass:
 //   out[t][b * 16 + o] = sum over taps k, in order, of the tile dot product
 //     of words in[taps[k] + t * inStep * 16 + u] (u = 0..15) with
@@ -29,7 +32,6 @@ void configureBf16Tiles_amx();
 // stored at out + t * outColStep + b * outBlockStride; with `accumulate`
 // added to what is there first. Reads up to 15 * inStep positions past the
 // last one; their results are dropped.
-constexpr int kMaxRowTileBlocks = 2;  // output blocks a row kernel's tile holds
 struct Bf16RowJob {
   const uint32_t* in = nullptr;
   const int64_t* taps = nullptr;
