@@ -43,6 +43,9 @@ struct PlaneCorrelation {
   const float* taps = nullptr;
   float bias = 0.0f;
   bool hasBias = false;
+  // Write dst with streaming stores (stream_copy_avx512.h): for passes
+  // whose output is much larger than the caches.
+  bool streamOut = false;
 };
 
 // acc[t * 16 + lane] += the plane's contribution to tap t = i * kw + j: the

@@ -19,6 +19,7 @@
 #include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/hf32_rounding_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
+#include "kernels/simd/stream_copy_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -297,6 +298,24 @@ void forEachBand(const PlaneGeometry& g, const typename D::Element* src, int64_t
   }
 }
 
+// forEachBand for a pass that writes dst's rows: body(buf, rows, out)
+// writes the band's output rows, dstW apart, at out: dst's first row of
+// the band, or (streamOut) a buffer then streamed there
+// (stream_copy_avx512.h).
+template <typename D, typename Body>
+void forEachOutputBand(const PlaneGeometry& g, const typename D::Element* src, int64_t rowFloats,
+                       bool streamOut, typename D::Element* dst, Body& body) {
+  // A band's output rows are no wider than its buffer rows, and no more.
+  alignas(64) typename D::Element outBuf[kBandFloats];
+  auto band = [&](const float* buf, int64_t r0, int64_t rows) {
+    typename D::Element* at = dst + r0 * g.dstW;
+    body(buf, rows, streamOut ? outBuf : at);
+    if (streamOut) simd::streamCopy(outBuf, at, rows * g.dstW * static_cast<int64_t>(sizeof(*at)));
+  };
+  forEachBand<D>(g, src, rowFloats, band);
+  if (streamOut) simd::streamFence();
+}
+
 // The pitch of 64-byte aligned band rows for windows shifted out of aligned
 // vectors at unit W dilation: whole vectors up to one past a row's last
 // output vector. 0 when the band could not hold one output row's source
@@ -315,21 +334,19 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
     const int64_t alignedPitch = g.dilW == 1 ? alignedRowFloats(g) : 0;
     const bool aligned = alignedPitch > 0;
     const int64_t pitch = aligned ? alignedPitch : rowFloats;
-    auto fixed = [&](const float* buf, int64_t r0, int64_t rows) {
+    auto fixed = [&](const float* buf, int64_t rows, typename D::Element* out) {
       if (aligned)
-        correlateFixedRows<3, 3, true, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias,
-                                          dst + r0 * g.dstW);
+        correlateFixedRows<3, 3, true, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias, out);
       else
-        correlateFixedRows<3, 3, false, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias,
-                                           dst + r0 * g.dstW);
+        correlateFixedRows<3, 3, false, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias, out);
     };
-    forEachBand<D>(g, src, pitch, fixed);
+    forEachOutputBand<D>(g, src, pitch, j.streamOut, dst, fixed);
     return;
   }
-  auto rowsOfBand = [&](const float* buf, int64_t r0, int64_t rows) {
+  auto rowsOfBand = [&](const float* buf, int64_t rows, typename D::Element* outRows) {
     for (int64_t r = 0; r < rows; ++r) {
       const float* base = buf + r * g.rowStride * rowFloats;
-      typename D::Element* out = dst + (r0 + r) * g.dstW;
+      typename D::Element* out = outRows + r * g.dstW;
       for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
         const int64_t left = g.dstW - c0;
         const int64_t nv = left >= 4 * kLanes ? 4 : (left + kLanes - 1) / kLanes;
@@ -350,7 +367,7 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
       }
     }
   };
-  forEachBand<D>(g, src, rowFloats, rowsOfBand);
+  forEachOutputBand<D>(g, src, rowFloats, j.streamOut, dst, rowsOfBand);
 }
 
 // The T taps' x vectors at column c: loaded from each tap's pointer, or
