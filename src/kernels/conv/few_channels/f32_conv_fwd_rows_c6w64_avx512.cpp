@@ -8,6 +8,8 @@
 
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "kernels/conv/few_channels/few_channels_conv.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
@@ -49,10 +51,14 @@ void runTile(const FewChannelRowJob& j, int64_t c0, int64_t p0) {
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       const __m512 r = j.bias ? _mm512_add_ps(acc[c][v], b) : acc[c][v];
-      if (v + 1 < NV)
-        _mm512_storeu_ps(out + v * 16, r);
+      float* at = out + v * 16;
+      const bool whole = v + 1 < NV || last == 0xFFFF;
+      if (j.stream && whole && (reinterpret_cast<uintptr_t>(at) & 63) == 0)
+        _mm512_stream_ps(at, r);
+      else if (whole)
+        _mm512_storeu_ps(at, r);
       else
-        _mm512_mask_storeu_ps(out + v * 16, last, r);
+        _mm512_mask_storeu_ps(at, last, r);
     }
   }
 }
@@ -104,6 +110,7 @@ void f32_conv_fwd_rows_c6w64_avx512(const FewChannelRowJob& job) {
         break;
     }
   }
+  if (job.stream) _mm_sfence();
 }
 
 }  // namespace few_channels

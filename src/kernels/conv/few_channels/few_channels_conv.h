@@ -47,6 +47,9 @@ struct FewChannelRowJob {
   int64_t outChannelStride = 0;
   int64_t count = 0;
   const float* bias = nullptr;
+  // Whole 64-byte aligned vectors of out written with streaming stores
+  // (fenced before the call returns).
+  bool stream = false;
 };
 void f32_conv_fwd_rows_c6w64_avx512(const FewChannelRowJob& job);
 

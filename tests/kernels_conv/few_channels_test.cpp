@@ -1,0 +1,85 @@
+// The few-channel forward micro-kernel with streaming stores (the pass sets
+// them for outputs of 4 MiB and more, larger than these tests): the bits of
+// ordinary stores, for rows whose vectors fall anywhere relative to cache
+// lines, and nothing written outside the rows.
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels/conv/few_channels/few_channels_conv.h"
+#include "kernels/cpu/cpu_info.h"
+
+namespace {
+
+using namespace aclcpu::kernels;
+using few_channels::f32_conv_fwd_rows_c6w64_avx512;
+using few_channels::FewChannelRowJob;
+using few_channels::kChannelGroup;
+
+TEST(FewChannelsForward, StreamedRowsAreTheStoredRows) {
+  if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const int64_t taps[] = {0, 1, 2, 7, 9, 40};
+  const int64_t tapCount = 6;
+  for (int64_t channels : {int64_t{13}, int64_t{6}, int64_t{1}}) {
+    for (int64_t count : {int64_t{112}, int64_t{64}, int64_t{37}, int64_t{5}}) {
+      const int64_t groups = (channels + kChannelGroup - 1) / kChannelGroup;
+      std::vector<float> x(static_cast<size_t>(count + 40 + 16));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 29) % 53) / 9.0f - 3.0f;
+      std::vector<float> w(static_cast<size_t>(groups * tapCount * kChannelGroup));
+      for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 11) * 0.125f - 0.7f;
+      std::vector<float> bias(static_cast<size_t>(channels));
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.5f * static_cast<float>(i);
+      FewChannelRowJob job;
+      job.x = x.data();
+      job.taps = taps;
+      job.tapCount = tapCount;
+      job.weights = w.data();
+      job.outChannels = channels;
+      job.channelCount = channels;
+      job.count = count;
+      job.bias = bias.data();
+      // Channel rows 128 floats apart (whole lines) or 133 (every row's
+      // vectors across lines), from a line's start or 16 / 3 floats in.
+      for (int64_t stride : {int64_t{128}, int64_t{133}}) {
+        for (int64_t offset : {int64_t{0}, int64_t{16}, int64_t{3}}) {
+          SCOPED_TRACE(testing::Message() << channels << " channels, " << count << " positions, "
+                                          << "stride " << stride << ", offset " << offset);
+          const size_t floats = static_cast<size_t>(channels * stride + 64);
+          std::vector<float> stored(floats, -7.5f), streamed(floats, -7.5f);
+          auto run = [&](std::vector<float>& memory, bool stream) {
+            float* base = memory.data();
+            while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
+            job.out = base + offset;
+            job.outChannelStride = stride;
+            job.stream = stream;
+            f32_conv_fwd_rows_c6w64_avx512(job);
+            return base - memory.data() + offset;
+          };
+          const int64_t at = run(stored, false), streamedAt = run(streamed, true);
+          const size_t rowsFloats = static_cast<size_t>(channels * stride);
+          EXPECT_EQ(std::memcmp(stored.data() + at, streamed.data() + streamedAt,
+                                rowsFloats * sizeof(float)),
+                    0);
+          // The ordinary stores' output is the sum itself (one hand-checked
+          // element) and leaves everything between and around the rows.
+          double expect = bias[0];
+          for (int64_t k = 0; k < tapCount; ++k)
+            expect += double{x[taps[k]]} * w[k * kChannelGroup];
+          EXPECT_NEAR(stored[at], expect, 1e-4);
+          for (int64_t i = 0; i < static_cast<int64_t>(floats); ++i) {
+            const int64_t rel = i - streamedAt;
+            const bool inRow = rel >= 0 && rel < channels * stride && rel % stride < count;
+            if (!inRow) {
+              ASSERT_EQ(streamed[i], -7.5f) << "float " << rel << " from the first row";
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
