@@ -46,6 +46,10 @@ struct PlaneCorrelation {
   // Write dst with streaming stores (stream_copy_avx512.h): for passes
   // whose output is much larger than the caches.
   bool streamOut = false;
+  // The plane the caller runs next (may be null, else nextBytes long):
+  // fetched into L2 while this one computes.
+  const void* next = nullptr;
+  int64_t nextBytes = 0;
 };
 
 // acc[t * 16 + lane] += the plane's contribution to tap t = i * kw + j: the

@@ -228,10 +228,10 @@ template <int KH, int KW, int NV, int R, typename D>
 // The rows of a band for a KH x KW kernel; kAligned: unit dilation along W
 // and rows rowFloats (a multiple of 16) apart in the 64-byte aligned
 // buffer, with whole vectors up to one past each row's last output vector.
-template <int KH, int KW, bool kAligned, typename D>
+template <int KH, int KW, bool kAligned, typename D, typename Fetch>
 void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const PlaneWindow& g,
-                        const float* taps, bool hasBias, float biasValue,
-                        typename D::Element* dst) {
+                        const float* taps, bool hasBias, float biasValue, typename D::Element* dst,
+                        Fetch& fetch) {
   __m512 t[KH * KW];
 #pragma GCC unroll 25
   for (int i = 0; i < KH * KW; ++i) t[i] = _mm512_set1_ps(taps[i]);
@@ -278,9 +278,16 @@ void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const
     // Pairs of output rows share their middle src rows (unit H stride and
     // dilation): a third fewer windows built.
     if (g.rowStride == 1 && dilH == 1)
-      for (; r + 2 <= rows; r += 2) rowsAt(std::integral_constant<int, 2>{}, r);
+      for (; r + 2 <= rows; r += 2) {
+        fetch();
+        fetch();
+        rowsAt(std::integral_constant<int, 2>{}, r);
+      }
   }
-  for (; r < rows; ++r) rowsAt(std::integral_constant<int, 1>{}, r);
+  for (; r < rows; ++r) {
+    fetch();
+    rowsAt(std::integral_constant<int, 1>{}, r);
+  }
 }
 
 // Runs body(buf, r0, rows) for each band of output rows [r0, r0 + rows),
@@ -325,10 +332,32 @@ int64_t alignedRowFloats(const PlaneGeometry& g) {
   return pitch * bandSrcRows(1, g.rowStride, g.kh, g.dilH) <= kBandFloats ? pitch : 0;
 }
 
+// The next plane's lines, requested into L2 a share per output row
+// (fetch()) while this plane computes (PlaneCorrelation::next); nothing
+// when there is none. All at once, the requests would queue behind one
+// another.
+class NextPlaneFetch {
+ public:
+  NextPlaneFetch(const void* next, int64_t bytes, int64_t rows)
+      : next_(static_cast<const char*>(next)),
+        lines_(next ? (bytes + 63) / 64 : 0),
+        perRow_(rows > 0 ? (lines_ + rows - 1) / rows : 0) {}
+  void operator()() {
+    const int64_t end = fetched_ + perRow_ < lines_ ? fetched_ + perRow_ : lines_;
+    for (; fetched_ < end; ++fetched_) _mm_prefetch(next_ + fetched_ * 64, _MM_HINT_T1);
+  }
+
+ private:
+  const char* next_;
+  int64_t lines_, perRow_;
+  int64_t fetched_ = 0;
+};
+
 template <typename D>
 void correlate(const PlaneCorrelation& j, const typename D::Element* src,
                typename D::Element* dst) {
   const PlaneGeometry& g = j.g;
+  NextPlaneFetch fetch(j.next, j.nextBytes, g.dstH);
   const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
   if (g.kh == 3 && g.kw == 3) {
     const int64_t alignedPitch = g.dilW == 1 ? alignedRowFloats(g) : 0;
@@ -336,15 +365,18 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
     const int64_t pitch = aligned ? alignedPitch : rowFloats;
     auto fixed = [&](const float* buf, int64_t rows, typename D::Element* out) {
       if (aligned)
-        correlateFixedRows<3, 3, true, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias, out);
+        correlateFixedRows<3, 3, true, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias, out,
+                                          fetch);
       else
-        correlateFixedRows<3, 3, false, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias, out);
+        correlateFixedRows<3, 3, false, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias, out,
+                                           fetch);
     };
     forEachOutputBand<D>(g, src, pitch, j.streamOut, dst, fixed);
     return;
   }
   auto rowsOfBand = [&](const float* buf, int64_t rows, typename D::Element* outRows) {
     for (int64_t r = 0; r < rows; ++r) {
+      fetch();
       const float* base = buf + r * g.rowStride * rowFloats;
       typename D::Element* out = outRows + r * g.dstW;
       for (int64_t c0 = 0; c0 < g.dstW; c0 += 4 * kLanes) {
