@@ -10,6 +10,7 @@ PlaneWindow forwardWindow(const ConvShape& s) {
   g.dstH = s.out[1];
   g.dstW = s.out[2];
   g.rowStride = s.stride[1];
+  g.colStride = s.stride[2];
   g.dilH = s.dilation[1];
   g.dilW = s.dilation[2];
   g.padH = s.padBefore[1];
@@ -26,6 +27,7 @@ PlaneWindow dataGradientWindow(const ConvShape& s) {
   g.dstH = s.in[1];
   g.dstW = s.in[2];
   g.rowStride = 1;
+  g.colStride = 1;
   g.padH = (s.kernel[1] - 1) * s.dilation[1] - s.padBefore[1];
   g.padW = (s.kernel[2] - 1) * s.dilation[2] - s.padBefore[2];
   return g;

@@ -10,13 +10,13 @@ namespace kernels {
 namespace depthwise_plane {
 namespace {
 
-// Depthwise 1D/2D (depth trivial), unit stride along W, a kernel the band
-// buffer holds.
-bool planeShape(const ConvShape& s) {
+// Depthwise 1D/2D (depth trivial), a stride along W of 1 (or 2 where
+// colStride2), a kernel the band buffer holds.
+bool planeShape(const ConvShape& s, bool colStride2 = false) {
   if (s.groups <= 1 || s.inChannels != s.groups || s.outChannels != s.groups) return false;
   // The depth dim must be trivial: one position, read (no padding before).
   if (s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0) return false;
-  if (s.stride[2] != 1) return false;
+  if (s.stride[2] != 1 && !(colStride2 && s.stride[2] == 2)) return false;
   for (int d = 1; d < 3; ++d) {
     if (s.in[d] <= 0 || s.out[d] <= 0 || s.kernel[d] <= 0 || s.kernel[d] > kMaxTaps) return false;
     if (s.dilation[d] <= 0 || s.dilation[d] > kBandFloats || s.stride[d] <= 0) return false;
@@ -26,7 +26,9 @@ bool planeShape(const ConvShape& s) {
   // kernel's reach (a data gradient's row is the input's).
   const int64_t widest = s.in[2] > s.out[2] ? s.in[2] : s.out[2];
   if (widest > kBandFloats) return false;
-  const int64_t rowFloats = bandRowFloats(widest, s.kernel[2], s.dilation[2]);
+  const int64_t rowFloats = s.stride[2] == 2
+                                ? 2 * phaseRowFloats(s.out[2], s.kernel[2], s.dilation[2])
+                                : bandRowFloats(widest, s.kernel[2], s.dilation[2]);
   if (rowFloats > kBandFloats) return false;
   const int64_t rows = bandSrcRows(1, s.stride[1], s.kernel[1], s.dilation[1]);
   return rows <= kBandFloats / rowFloats;
@@ -63,7 +65,7 @@ bool streamsOutput(int64_t elements) {
 
 }  // namespace
 
-bool acceptsForward(const ConvShape& s) { return planeShape(s); }
+bool acceptsForward(const ConvShape& s) { return planeShape(s, true); }
 bool acceptsBackwardData(const ConvShape& s) { return planeShape(s) && s.stride[1] == 1; }
 bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s); }
 

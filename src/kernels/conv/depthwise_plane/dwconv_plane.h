@@ -7,9 +7,13 @@
 // operands and unstages the result (three passes over memory for a layer
 // that is all memory traffic).
 //
-// Limits: unit stride along W (any stride along H for the forward and the
-// weight gradient; unit strides for the data gradient), at most kMaxTaps
-// taps, and one output row's band must fit the buffer.
+// A stride of 2 along W (the forward only): each buffered row is split into
+// its two column phases, so that a tap's consecutive outputs still read
+// consecutive floats.
+//
+// Limits: stride 1 along W (2 for the forward; any stride along H for the
+// forward and the weight gradient; unit strides for the data gradient), at
+// most kMaxTaps taps, and one output row's band must fit the buffer.
 
 #include <cstdint>
 
@@ -76,6 +80,14 @@ struct PlaneWeightGrad {
 // vectors, plus the kernel's reach along W.
 inline int64_t bandRowFloats(int64_t dstW, int64_t kw, int64_t dilW) {
   return (dstW + kLanes - 1) / kLanes * kLanes + (kw - 1) * dilW;
+}
+// Floats of one column phase of a buffered src row at a column stride of
+// 2: the output row rounded up to whole vectors, plus the reach of the
+// kernel within a phase, rounded up to whole vectors (two phases make a
+// buffered row).
+inline int64_t phaseRowFloats(int64_t dstW, int64_t kw, int64_t dilW) {
+  const int64_t floats = (dstW + kLanes - 1) / kLanes * kLanes + (kw - 1) * dilW / 2;
+  return (floats + kLanes - 1) / kLanes * kLanes;
 }
 // src rows one band of `rows` output rows reads.
 inline int64_t bandSrcRows(int64_t rows, int64_t rowStride, int64_t kh, int64_t dilH) {

@@ -112,6 +112,44 @@ void fillBand(const typename D::Element* src, int64_t srcH, int64_t srcW, int64_
   }
 }
 
+// The padded src columns [s, s + 16) of a row of n values at `from` (zero
+// outside [0, n)), as fp32. The columns before the row come in by VEXPANDPS
+// rather than a load from before `from`.
+template <typename D>
+[[gnu::always_inline]] inline __m512 paddedColumns(const typename D::Element* from, int64_t n,
+                                                   int64_t s) {
+  if (s >= 0 && s + kLanes <= n) return D::loadWhole(from + s);
+  if (s >= n || s + kLanes <= 0) return _mm512_setzero_ps();
+  if (s >= 0) return D::load(from + s, firstLanes(n - s));
+  const __m512 v = D::load(from, firstLanes(n < s + kLanes ? n : s + kLanes));
+  return _mm512_maskz_expand_ps(static_cast<__mmask16>(~firstLanes(-s)), v);
+}
+
+// fillBand for a column stride of 2: buffer row b holds the padded src row
+// (column m: src column m - padW) split into its column phases, phase q at
+// row + q * phaseFloats holding padded columns q, q + 2, q + 4, ...
+template <typename D>
+void fillPhaseBand(const typename D::Element* src, int64_t srcH, int64_t srcW, int64_t firstRow,
+                   int64_t rows, int64_t padW, int64_t phaseFloats, float* buf) {
+  const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  for (int64_t b = 0; b < rows; ++b) {
+    float* row = buf + b * 2 * phaseFloats;
+    const int64_t sr = firstRow + b;
+    const bool inside = sr >= 0 && sr < srcH;
+    const typename D::Element* from = src + (inside ? sr * srcW : 0);
+    for (int64_t i = 0; i < phaseFloats; i += kLanes) {
+      __m512 lo = _mm512_setzero_ps(), hi = _mm512_setzero_ps();
+      if (inside) {
+        lo = paddedColumns<D>(from, srcW, 2 * i - padW);
+        hi = paddedColumns<D>(from, srcW, 2 * i + kLanes - padW);
+      }
+      _mm512_store_ps(row + i, _mm512_permutex2var_ps(lo, even, hi));
+      _mm512_store_ps(row + phaseFloats + i, _mm512_permutex2var_ps(lo, odd, hi));
+    }
+  }
+}
+
 // A block's NV result vectors into the row at `out` (its `remaining`
 // outputs from there): each + bias when hasBias, rounded to D once.
 template <int NV, typename D>
@@ -124,9 +162,11 @@ template <int NV, typename D>
   }
 }
 
+// colOff[k]: where W tap k's inputs start in a buffer row, from output
+// column 0's (BandColumns).
 template <int NV, typename D>
-void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation& j,
-                    typename D::Element* out, int64_t remaining) {
+void correlateBlock(const float* base, int64_t rowFloats, const int64_t* colOff,
+                    const PlaneCorrelation& j, typename D::Element* out, int64_t remaining) {
   __m512 acc[NV];
 #pragma GCC unroll 4
   for (int v = 0; v < NV; ++v) acc[v] = _mm512_setzero_ps();
@@ -134,7 +174,7 @@ void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation
     const float* rp = base + i * j.g.dilH * rowFloats;
     for (int64_t k = 0; k < j.g.kw; ++k) {
       const __m512 t = _mm512_set1_ps(j.taps[i * j.g.kw + k]);
-      const float* p = rp + k * j.g.dilW;
+      const float* p = rp + colOff[k];
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
         acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(p + v * kLanes), t, acc[v]);
@@ -149,9 +189,9 @@ void correlateBlock(const float* base, int64_t rowFloats, const PlaneCorrelation
 // operations in the same order: the same bits.
 template <int KH, int KW, int NV, typename D>
 [[gnu::always_inline]] inline void correlateFixedBlock(const float* const (&rowPtr)[KH],
-                                                       int64_t dilW, const __m512 (&t)[KH * KW],
-                                                       bool hasBias, __m512 bias,
-                                                       typename D::Element* out,
+                                                       const int64_t (&colOff)[KW],
+                                                       const __m512 (&t)[KH * KW], bool hasBias,
+                                                       __m512 bias, typename D::Element* out,
                                                        int64_t remaining) {
   __m512 acc[NV];
 #pragma GCC unroll 4
@@ -160,7 +200,7 @@ template <int KH, int KW, int NV, typename D>
   for (int i = 0; i < KH; ++i) {
 #pragma GCC unroll 5
     for (int k = 0; k < KW; ++k) {
-      const float* p = rowPtr[i] + k * dilW;
+      const float* p = rowPtr[i] + colOff[k];
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
         acc[v] = _mm512_fmadd_ps(_mm512_loadu_ps(p + v * kLanes), t[i * KW + k], acc[v]);
@@ -225,19 +265,24 @@ template <int KH, int KW, int NV, int R, typename D>
   for (int o = 0; o < R; ++o) storeBlock<NV, D>(acc[o], hasBias, bias, out[o], remaining);
 }
 
-// The rows of a band for a KH x KW kernel; kAligned: unit dilation along W
-// and rows rowFloats (a multiple of 16) apart in the 64-byte aligned
-// buffer, with whole vectors up to one past each row's last output vector.
+// The rows of a band for a KH x KW kernel, W tap k's inputs colOff[k]
+// floats into a buffer row (BandColumns); kAligned: unit stride and
+// dilation along W and rows rowFloats (a multiple of 16) apart in the
+// 64-byte aligned buffer, with whole vectors up to one past each row's last
+// output vector.
 template <int KH, int KW, bool kAligned, typename D, typename Fetch>
-void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const PlaneWindow& g,
-                        const float* taps, bool hasBias, float biasValue, typename D::Element* dst,
-                        Fetch& fetch) {
+void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const int64_t* colOff,
+                        const PlaneWindow& g, const float* taps, bool hasBias, float biasValue,
+                        typename D::Element* dst, Fetch& fetch) {
   __m512 t[KH * KW];
 #pragma GCC unroll 25
   for (int i = 0; i < KH * KW; ++i) t[i] = _mm512_set1_ps(taps[i]);
+  int64_t off[KW];
+#pragma GCC unroll 5
+  for (int k = 0; k < KW; ++k) off[k] = colOff[k];
   const __m512 bias = _mm512_set1_ps(biasValue);
   const int64_t dstW = g.dstW;
-  const int64_t dilH = g.dilH, dilW = kAligned ? 1 : g.dilW;
+  const int64_t dilH = g.dilH;
   const int64_t step = g.rowStride * rowFloats;
   // Output rows [r, r + R) from the src rows they read.
   auto rowsAt = [&](auto count, int64_t r) {
@@ -258,7 +303,7 @@ void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const
         correlateAlignedBlock<KH, KW, NV, R, D>(at, t, hasBias, bias, out, dstW - c0);
       } else {
         static_assert(R == 1, "unaligned rows one at a time");
-        correlateFixedBlock<KH, KW, NV, D>(at, dilW, t, hasBias, bias, out[0], dstW - c0);
+        correlateFixedBlock<KH, KW, NV, D>(at, off, t, hasBias, bias, out[0], dstW - c0);
       }
     };
     for (; c0 + 4 * kLanes <= dstW; c0 += 4 * kLanes) block(std::integral_constant<int, 4>{});
@@ -305,13 +350,54 @@ void forEachBand(const PlaneGeometry& g, const typename D::Element* src, int64_t
   }
 }
 
+// forEachBand with a column stride of 2: the band's rows split into their
+// column phases (fillPhaseBand), rowFloats = 2 * phaseFloats apart.
+template <typename D, typename Body>
+void forEachPhaseBand(const PlaneGeometry& g, const typename D::Element* src, int64_t phaseFloats,
+                      Body& body) {
+  alignas(64) float buf[kBandFloats];
+  const int64_t rowFloats = 2 * phaseFloats;
+  const int64_t band = bandRows(rowFloats, g.rowStride, g.kh, g.dilH, g.dstH);
+  for (int64_t r0 = 0; r0 < g.dstH; r0 += band) {
+    const int64_t rows = g.dstH - r0 < band ? g.dstH - r0 : band;
+    fillPhaseBand<D>(src, g.srcH, g.srcW, r0 * g.rowStride - g.padH,
+                     bandSrcRows(rows, g.rowStride, g.kh, g.dilH), g.padW, phaseFloats, buf);
+    body(static_cast<const float*>(buf), r0, rows);
+  }
+}
+
+// forEachBand for a pass that writes dst's rows: body(buf, rows, out)
+// writes the band's output rows, dstW apart, at out: dst's first row of
+// the band, or (streamOut) a buffer then streamed there
+// (stream_copy_avx512.h).
+// Where a correlation's W taps read in a band: rows rowFloats apart, and W
+// tap k's input for output column 0 at colOff[k] in a row: k * dilW, or
+// with a column stride of 2 (phaseFloats > 0: the rows split into their
+// column phases, fillPhaseBand) in phase (k * dilW) % 2 at (k * dilW) / 2,
+// where consecutive outputs read consecutive floats as at unit stride.
+struct BandColumns {
+  int64_t rowFloats = 0;
+  int64_t phaseFloats = 0;
+  int64_t colOff[kMaxTaps] = {};
+};
+void describeBandColumns(const PlaneGeometry& g, int64_t unitRowFloats, BandColumns* c) {
+  const bool phases = g.colStride == 2;
+  c->phaseFloats = phases ? phaseRowFloats(g.dstW, g.kw, g.dilW) : 0;
+  c->rowFloats = phases ? 2 * c->phaseFloats : unitRowFloats;
+  for (int64_t k = 0; k < g.kw; ++k) {
+    const int64_t at = k * g.dilW;
+    c->colOff[k] = phases ? at % 2 * c->phaseFloats + at / 2 : at;
+  }
+}
+
 // forEachBand for a pass that writes dst's rows: body(buf, rows, out)
 // writes the band's output rows, dstW apart, at out: dst's first row of
 // the band, or (streamOut) a buffer then streamed there
 // (stream_copy_avx512.h).
 template <typename D, typename Body>
-void forEachOutputBand(const PlaneGeometry& g, const typename D::Element* src, int64_t rowFloats,
-                       bool streamOut, typename D::Element* dst, Body& body) {
+void forEachOutputBand(const PlaneGeometry& g, const typename D::Element* src,
+                       const BandColumns& cols, bool streamOut, typename D::Element* dst,
+                       Body& body) {
   // A band's output rows are no wider than its buffer rows, and no more.
   alignas(64) typename D::Element outBuf[kBandFloats];
   auto band = [&](const float* buf, int64_t r0, int64_t rows) {
@@ -319,7 +405,10 @@ void forEachOutputBand(const PlaneGeometry& g, const typename D::Element* src, i
     body(buf, rows, streamOut ? outBuf : at);
     if (streamOut) simd::streamCopy(outBuf, at, rows * g.dstW * static_cast<int64_t>(sizeof(*at)));
   };
-  forEachBand<D>(g, src, rowFloats, band);
+  if (cols.phaseFloats > 0)
+    forEachPhaseBand<D>(g, src, cols.phaseFloats, band);
+  else
+    forEachBand<D>(g, src, cols.rowFloats, band);
   if (streamOut) simd::streamFence();
 }
 
@@ -358,20 +447,22 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
                typename D::Element* dst) {
   const PlaneGeometry& g = j.g;
   NextPlaneFetch fetch(j.next, j.nextBytes, g.dstH);
-  const int64_t rowFloats = bandRowFloats(g.dstW, g.kw, g.dilW);
+  const int64_t alignedPitch =
+      g.kh == 3 && g.kw == 3 && g.dilW == 1 && g.colStride == 1 ? alignedRowFloats(g) : 0;
+  BandColumns cols;
+  describeBandColumns(g, alignedPitch > 0 ? alignedPitch : bandRowFloats(g.dstW, g.kw, g.dilW),
+                      &cols);
+  const int64_t rowFloats = cols.rowFloats;
   if (g.kh == 3 && g.kw == 3) {
-    const int64_t alignedPitch = g.dilW == 1 ? alignedRowFloats(g) : 0;
-    const bool aligned = alignedPitch > 0;
-    const int64_t pitch = aligned ? alignedPitch : rowFloats;
     auto fixed = [&](const float* buf, int64_t rows, typename D::Element* out) {
-      if (aligned)
-        correlateFixedRows<3, 3, true, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias, out,
-                                          fetch);
+      if (alignedPitch > 0)
+        correlateFixedRows<3, 3, true, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
+                                          j.bias, out, fetch);
       else
-        correlateFixedRows<3, 3, false, D>(buf, rows, pitch, g, j.taps, j.hasBias, j.bias, out,
-                                           fetch);
+        correlateFixedRows<3, 3, false, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
+                                           j.bias, out, fetch);
     };
-    forEachOutputBand<D>(g, src, pitch, j.streamOut, dst, fixed);
+    forEachOutputBand<D>(g, src, cols, j.streamOut, dst, fixed);
     return;
   }
   auto rowsOfBand = [&](const float* buf, int64_t rows, typename D::Element* outRows) {
@@ -384,22 +475,22 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
         const int64_t nv = left >= 4 * kLanes ? 4 : (left + kLanes - 1) / kLanes;
         switch (nv) {
           case 4:
-            correlateBlock<4, D>(base + c0, rowFloats, j, out + c0, left);
+            correlateBlock<4, D>(base + c0, rowFloats, cols.colOff, j, out + c0, left);
             break;
           case 3:
-            correlateBlock<3, D>(base + c0, rowFloats, j, out + c0, left);
+            correlateBlock<3, D>(base + c0, rowFloats, cols.colOff, j, out + c0, left);
             break;
           case 2:
-            correlateBlock<2, D>(base + c0, rowFloats, j, out + c0, left);
+            correlateBlock<2, D>(base + c0, rowFloats, cols.colOff, j, out + c0, left);
             break;
           default:
-            correlateBlock<1, D>(base + c0, rowFloats, j, out + c0, left);
+            correlateBlock<1, D>(base + c0, rowFloats, cols.colOff, j, out + c0, left);
             break;
         }
       }
     }
   };
-  forEachOutputBand<D>(g, src, rowFloats, j.streamOut, dst, rowsOfBand);
+  forEachOutputBand<D>(g, src, cols, j.streamOut, dst, rowsOfBand);
 }
 
 // The T taps' x vectors at column c: loaded from each tap's pointer, or
