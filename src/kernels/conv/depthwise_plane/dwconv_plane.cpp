@@ -67,7 +67,7 @@ bool streamsOutput(int64_t elements) {
 
 bool acceptsForward(const ConvShape& s) { return planeShape(s, true); }
 bool acceptsBackwardData(const ConvShape& s) { return planeShape(s) && s.stride[1] == 1; }
-bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s); }
+bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s, true); }
 
 namespace {
 

@@ -7,13 +7,13 @@
 // operands and unstages the result (three passes over memory for a layer
 // that is all memory traffic).
 //
-// A stride of 2 along W (the forward only): each buffered row is split into
-// its two column phases, so that a tap's consecutive outputs still read
-// consecutive floats.
+// A stride of 2 along W (the forward and the weight gradient): each
+// buffered row is split into its two column phases, so that a tap's
+// consecutive outputs still read consecutive floats.
 //
-// Limits: stride 1 along W (2 for the forward; any stride along H for the
-// forward and the weight gradient; unit strides for the data gradient), at
-// most kMaxTaps taps, and one output row's band must fit the buffer.
+// Limits: stride 1 or 2 along W and any stride along H for the forward and
+// the weight gradient, unit strides for the data gradient; at most kMaxTaps
+// taps, and one output row's band must fit the buffer.
 
 #include <cstdint>
 

@@ -573,9 +573,12 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
   const PlaneGeometry g = j.g;
   // A kernel three taps wide (one run of taps per kernel row) at unit
   // dilation reads its x windows from aligned rows (xWindows).
-  const int64_t alignedPitch = g.kw == 3 && g.dilW == 1 ? alignedRowFloats(g) : 0;
+  const int64_t alignedPitch =
+      g.kw == 3 && g.dilW == 1 && g.colStride == 1 ? alignedRowFloats(g) : 0;
   const bool aligned = alignedPitch > 0;
-  const int64_t rowFloats = aligned ? alignedPitch : bandRowFloats(g.dstW, g.kw, g.dilW);
+  BandColumns cols;
+  describeBandColumns(g, aligned ? alignedPitch : bandRowFloats(g.dstW, g.kw, g.dilW), &cols);
+  const int64_t rowFloats = cols.rowFloats;
   const int64_t fullVectors = (g.dstW + kLanes - 1) / kLanes - 1;
   const __mmask16 last = firstLanes(g.dstW - fullVectors * kLanes);
   // dy rows that need a conversion (words, HF32 rounding) are converted once
@@ -680,7 +683,7 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
       const float* xs[T];
 #pragma GCC unroll 3
       for (int t = 0; t < T; ++t)
-        xs[t] = buf + (r * g.rowStride + i * g.dilH) * rowFloats + (k + t) * g.dilW;
+        xs[t] = buf + (r * g.rowStride + i * g.dilH) * rowFloats + cols.colOff[k + t];
       const float* dp = nullptr;
       if constexpr (kConvertDy)
         dp = dyBuf + r * g.dstW;
@@ -715,7 +718,10 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
       if (k < g.kw) taps(std::integral_constant<int, 1>{}, buf, r0, rows, i, k);
     }
   };
-  forEachBand<D>(g, x, rowFloats, tapsOfBand);
+  if (cols.phaseFloats > 0)
+    forEachPhaseBand<D>(g, x, cols.phaseFloats, tapsOfBand);
+  else
+    forEachBand<D>(g, x, rowFloats, tapsOfBand);
 }
 
 }  // namespace
