@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -17,6 +18,7 @@ namespace {
 
 using namespace aclcpu::kernels;
 using depthwise_plane::f32_dwconv_plane_correlate_avx512;
+using depthwise_plane::f32_dwconv_plane_scatter_avx512;
 using depthwise_plane::PlaneCorrelation;
 
 const ConvAlgorithm* entry(const char* name) {
@@ -66,61 +68,97 @@ TEST(DepthwisePlane, InfPastTheRowStaysOutOfTheWeightGradient) {
 }
 
 // streamOut (the passes set it for large fp32 outputs) writes through a
-// band buffer and streaming stores: the same bits as the direct stores, for
-// planes whose rows, bands and starts fall anywhere relative to cache lines
-// (the streamed copy's partial first and last lines), and nothing written
-// outside the plane. Small shapes here; the passes' size rule is theirs.
+// buffer and streaming stores: run(j) with it must give the bits of the
+// direct stores (n outputs), for planes whose rows, bands and starts fall
+// anywhere relative to cache lines (the streamed copy's partial first and
+// last lines), and write nothing outside the plane.
+void expectStreamedIsStored(PlaneCorrelation j, int64_t n, void (*run)(const PlaneCorrelation&)) {
+  std::vector<float> stored(static_cast<size_t>(n));
+  j.dst = stored.data();
+  j.streamOut = false;
+  run(j);
+  for (int64_t offset = 0; offset < 16; offset += 5) {
+    // 64-byte aligned, then `offset` floats in; sentinels either side.
+    std::vector<float> memory(static_cast<size_t>(n + 64), -7.5f);
+    float* base = memory.data();
+    while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
+    float* dst = base + 16 + offset;
+    j.dst = dst;
+    j.streamOut = true;
+    run(j);
+    SCOPED_TRACE(testing::Message() << "offset " << offset);
+    EXPECT_EQ(std::memcmp(dst, stored.data(), static_cast<size_t>(n) * sizeof(float)), 0);
+    for (float* p = memory.data(); p < dst; ++p) ASSERT_EQ(*p, -7.5f) << "before the plane";
+    for (float* p = dst + n; p < memory.data() + memory.size(); ++p)
+      ASSERT_EQ(*p, -7.5f) << "after the plane";
+  }
+}
+
+struct PlaneCase {
+  int64_t h, w, k, pad, rowStride, colStride, dil;
+};
+
+// The forward window of a case (kernel 1 x k when w is 45); src and taps
+// filled for it, referenced by the job.
+PlaneCorrelation planeJob(const PlaneCase& c, std::vector<float>* src, std::vector<float>* taps) {
+  PlaneCorrelation j;
+  j.g.srcH = c.h;
+  j.g.srcW = c.w;
+  j.g.kh = c.w == 45 ? 1 : c.k;
+  j.g.kw = c.k;
+  j.g.padH = j.g.kh == 1 ? 0 : c.pad;
+  j.g.padW = c.pad;
+  j.g.rowStride = c.rowStride;
+  j.g.colStride = c.colStride;
+  j.g.dilH = j.g.dilW = c.dil;
+  j.g.dstH = (c.h + 2 * j.g.padH - (j.g.kh - 1) * c.dil - 1) / c.rowStride + 1;
+  j.g.dstW = (c.w + 2 * c.pad - (c.k - 1) * c.dil - 1) / c.colStride + 1;
+  const int64_t values = std::max(c.h * c.w, j.g.dstH * j.g.dstW);
+  src->resize(static_cast<size_t>(values));
+  for (size_t i = 0; i < src->size(); ++i)
+    (*src)[i] = static_cast<float>((i * 37) % 101) / 7.0f - 6.0f;
+  taps->resize(static_cast<size_t>(c.k * c.k));
+  for (size_t i = 0; i < taps->size(); ++i) (*taps)[i] = static_cast<float>(i % 5) * 0.375f - 0.6f;
+  j.src = src->data();
+  j.taps = taps->data();
+  j.hasBias = true;
+  j.bias = 0.25f;
+  return j;
+}
+
 TEST(DepthwisePlane, StreamedOutputIsTheStoredOutput) {
   if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
-  struct Case {
-    int64_t h, w, k, pad, rowStride, dil;
-  };
   // 3x3 (aligned windows, row pairs), 3x3 dilated (unaligned), 5x5 and 1x7
-  // (the generic rows), a stride 2 along H, and a plane taller than one
-  // band (200 rows of 70: the band holds 8192 floats).
-  const Case cases[] = {{56, 56, 3, 1, 1, 1},  {7, 9, 3, 1, 1, 1},  {13, 30, 3, 2, 1, 2},
-                        {11, 17, 5, 2, 1, 1},  {6, 45, 7, 3, 1, 1}, {29, 21, 3, 1, 2, 1},
-                        {200, 70, 3, 1, 1, 1}, {1, 3, 3, 1, 1, 1}};
-  for (const Case& c : cases) {
-    PlaneCorrelation j;
-    j.g.srcH = c.h;
-    j.g.srcW = c.w;
-    j.g.kh = c.w == 45 ? 1 : c.k;
-    j.g.kw = c.k;
-    j.g.padH = j.g.kh == 1 ? 0 : c.pad;
-    j.g.padW = c.pad;
-    j.g.rowStride = c.rowStride;
-    j.g.dilH = j.g.dilW = c.dil;
-    j.g.dstH = (c.h + 2 * j.g.padH - (j.g.kh - 1) * c.dil - 1) / c.rowStride + 1;
-    j.g.dstW = c.w + 2 * c.pad - (c.k - 1) * c.dil;
-    std::vector<float> src(static_cast<size_t>(c.h * c.w)), taps(static_cast<size_t>(c.k * c.k));
-    for (size_t i = 0; i < src.size(); ++i)
-      src[i] = static_cast<float>((i * 37) % 101) / 7.0f - 6.0f;
-    for (size_t i = 0; i < taps.size(); ++i) taps[i] = static_cast<float>(i % 5) * 0.375f - 0.6f;
-    j.src = src.data();
-    j.taps = taps.data();
-    j.hasBias = true;
-    j.bias = 0.25f;
-    const int64_t n = j.g.dstH * j.g.dstW;
-    std::vector<float> stored(static_cast<size_t>(n));
-    j.dst = stored.data();
-    f32_dwconv_plane_correlate_avx512(j);
-    for (int64_t offset = 0; offset < 16; offset += 5) {
-      // 64-byte aligned, then `offset` floats in; sentinels either side.
-      std::vector<float> memory(static_cast<size_t>(n + 64), -7.5f);
-      float* base = memory.data();
-      while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
-      float* dst = base + 16 + offset;
-      j.dst = dst;
-      j.streamOut = true;
-      f32_dwconv_plane_correlate_avx512(j);
-      j.streamOut = false;
-      SCOPED_TRACE(testing::Message() << c.h << "x" << c.w << " k" << c.k << " offset " << offset);
-      EXPECT_EQ(std::memcmp(dst, stored.data(), static_cast<size_t>(n) * sizeof(float)), 0);
-      for (float* p = memory.data(); p < dst; ++p) ASSERT_EQ(*p, -7.5f) << "before the plane";
-      for (float* p = dst + n; p < memory.data() + memory.size(); ++p)
-        ASSERT_EQ(*p, -7.5f) << "after the plane";
-    }
+  // (the generic rows), strides 2 along H and along W, and a plane taller
+  // than one band (200 rows of 70: the band holds 8192 floats).
+  const PlaneCase cases[] = {{56, 56, 3, 1, 1, 1, 1},  {7, 9, 3, 1, 1, 1, 1},
+                             {13, 30, 3, 2, 1, 1, 2},  {11, 17, 5, 2, 1, 1, 1},
+                             {6, 45, 7, 3, 1, 1, 1},   {29, 21, 3, 1, 2, 1, 1},
+                             {200, 70, 3, 1, 1, 1, 1}, {1, 3, 3, 1, 1, 1, 1},
+                             {56, 56, 3, 1, 2, 2, 1},  {9, 37, 5, 2, 1, 2, 1}};
+  for (const PlaneCase& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.h << "x" << c.w << " k" << c.k << " stride " << c.rowStride
+                                    << "x" << c.colStride);
+    std::vector<float> src, taps;
+    const PlaneCorrelation j = planeJob(c, &src, &taps);
+    expectStreamedIsStored(j, j.g.dstH * j.g.dstW, f32_dwconv_plane_correlate_avx512);
+  }
+}
+
+// The strided data gradient (dy scattered through the forward's window into
+// dx) streams its planes the same way.
+TEST(DepthwisePlane, StreamedScatterIsTheStoredScatter) {
+  if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const PlaneCase cases[] = {{56, 56, 3, 1, 2, 2, 1},
+                             {9, 37, 5, 2, 1, 2, 1},
+                             {20, 21, 3, 1, 2, 1, 1},
+                             {13, 30, 3, 2, 2, 2, 2}};
+  for (const PlaneCase& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.h << "x" << c.w << " k" << c.k << " stride " << c.rowStride
+                                    << "x" << c.colStride);
+    std::vector<float> dy, taps;
+    const PlaneCorrelation j = planeJob(c, &dy, &taps);
+    expectStreamedIsStored(j, j.g.srcH * j.g.srcW, f32_dwconv_plane_scatter_avx512);
   }
 }
 

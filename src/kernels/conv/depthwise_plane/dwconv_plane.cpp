@@ -66,7 +66,13 @@ bool streamsOutput(int64_t elements) {
 }  // namespace
 
 bool acceptsForward(const ConvShape& s) { return planeShape(s, true); }
-bool acceptsBackwardData(const ConvShape& s) { return planeShape(s) && s.stride[1] == 1; }
+bool acceptsBackwardData(const ConvShape& s) {
+  if (!planeShape(s, true)) return false;
+  if (s.stride[1] == 1 && s.stride[2] == 1) return true;
+  // Other strides: the whole dy plane buffered (f32_dwconv_plane_scatter_avx512).
+  const ScatterLayout l = scatterLayout(forwardWindow(s));
+  return l.rowFloats <= kBandFloats && s.out[1] <= kBandFloats / l.rowFloats;
+}
 bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s, true); }
 
 namespace {
@@ -119,9 +125,40 @@ void runForward(const ConvShape& s, const Src* x, const float* w, const float* b
   });
 }
 
+// The data gradient at strides other than 1 x 1: dy scattered through the
+// forward's window (f32_dwconv_plane_scatter_avx512), plane by plane.
+template <typename Src, typename Dst>
+void runStridedBackwardData(const ConvShape& s, const Src* dy, const float* w, const float* bias,
+                            Dst* dx) {
+  const int64_t C = s.inChannels, taps = tapsOf(s);
+  const PlaneGeometry g = forwardWindow(s);
+  const bool stream = streamsOutput<Dst>(s.batch * C * g.srcH * g.srcW);
+  const bool fetchesNext = fetchesNextPlane<Src>(g.dstH * g.dstW);
+  parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const int64_t c = plane % C;
+      PlaneCorrelation j;
+      j.g = g;
+      setSource(&j, dy + plane * g.dstH * g.dstW);
+      setReading(&j, s);
+      setDestination(&j, dx + plane * g.srcH * g.srcW);
+      j.streamOut = stream;
+      if (fetchesNext && plane + 1 < end) {
+        j.next = dy + (plane + 1) * g.dstH * g.dstW;
+        j.nextBytes = g.dstH * g.dstW * static_cast<int64_t>(sizeof(Src));
+      }
+      j.taps = w + c * taps;
+      j.hasBias = bias != nullptr;
+      j.bias = bias ? bias[c] : 0.0f;
+      f32_dwconv_plane_scatter_avx512(j);
+    }
+  });
+}
+
 template <typename Src, typename Dst>
 void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const float* bias,
                      Dst* dx) {
+  if (s.stride[1] != 1 || s.stride[2] != 1) return runStridedBackwardData(s, dy, w, bias, dx);
   const int64_t C = s.inChannels, taps = tapsOf(s);
   const PlaneGeometry g = dataGradientWindow(s);
   const bool stream = streamsOutput<Dst>(s.batch * C * g.dstH * g.dstW);

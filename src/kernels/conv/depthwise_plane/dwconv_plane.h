@@ -7,13 +7,14 @@
 // operands and unstages the result (three passes over memory for a layer
 // that is all memory traffic).
 //
-// A stride of 2 along W (the forward and the weight gradient): each
+// A stride of 2 along W: in the forward and the weight gradient each
 // buffered row is split into its two column phases, so that a tap's
-// consecutive outputs still read consecutive floats.
+// consecutive outputs still read consecutive floats; the data gradient
+// computes dx's two column phases and interleaves them.
 //
-// Limits: stride 1 or 2 along W and any stride along H for the forward and
-// the weight gradient, unit strides for the data gradient; at most kMaxTaps
-// taps, and one output row's band must fit the buffer.
+// Limits: stride 1 or 2 along W, any stride along H; at most kMaxTaps
+// taps; one output row's band must fit the buffer (strided data gradients:
+// the whole dy plane).
 
 #include <cstdint>
 
@@ -89,12 +90,57 @@ inline int64_t phaseRowFloats(int64_t dstW, int64_t kw, int64_t dilW) {
   const int64_t floats = (dstW + kLanes - 1) / kLanes * kLanes + (kw - 1) * dilW / 2;
   return (floats + kLanes - 1) / kLanes * kLanes;
 }
+// The buffered dy rows of f32_dwconv_plane_scatter_avx512 for the forward
+// window g: each dy row padded by `lead` zero columns before it, rowFloats
+// apart; dx column phase q's output m reads (for W tap k of its parity)
+// buffered column lead + m + offset[q][k].
+struct ScatterLayout {
+  int64_t phases = 1;        // colStride
+  int64_t phaseOutputs = 0;  // outputs per dx row phase: ceil(dxW / phases)
+  int64_t lead = 0, rowFloats = 0;
+  bool valid[2][kMaxTaps] = {};
+  int64_t offset[2][kMaxTaps] = {};
+};
+inline int64_t floorDivide(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+inline ScatterLayout scatterLayout(const PlaneWindow& g) {
+  ScatterLayout l;
+  l.phases = g.colStride;
+  l.phaseOutputs = (g.srcW + l.phases - 1) / l.phases;
+  int64_t lowest = 0, highest = 0;
+  for (int64_t q = 0; q < l.phases; ++q)
+    for (int64_t k = 0; k < g.kw; ++k) {
+      const int64_t e = q + g.padW - k * g.dilW;
+      l.valid[q][k] = floorDivide(e, l.phases) * l.phases == e;
+      l.offset[q][k] = floorDivide(e, l.phases);
+      if (!l.valid[q][k]) continue;
+      lowest = l.offset[q][k] < lowest ? l.offset[q][k] : lowest;
+      highest = l.offset[q][k] > highest ? l.offset[q][k] : highest;
+    }
+  l.lead = -lowest;
+  const int64_t vectors = (l.phaseOutputs + kLanes - 1) / kLanes * kLanes;
+  const int64_t floats = l.lead + vectors + highest;
+  const int64_t dyFloats = l.lead + g.dstW;  // fillBand writes the whole dy row
+  l.rowFloats = ((floats > dyFloats ? floats : dyFloats) + kLanes - 1) / kLanes * kLanes;
+  return l;
+}
 // src rows one band of `rows` output rows reads.
 inline int64_t bandSrcRows(int64_t rows, int64_t rowStride, int64_t kh, int64_t dilH) {
   return (rows - 1) * rowStride + (kh - 1) * dilH + 1;
 }
 
+// The data gradient at strides other than 1 x 1, job.g the forward's window
+// (g.src* the dx plane, g.dst* the dy plane; colStride 1 or 2): src = dy,
+// dst = dx, taps the forward's kernel (not flipped):
+//   dx[ih][iw] = sum over taps t = i * kw + k, in order, of dy[oh][ow] *
+//     taps[t] where ih + padH - i * dilH = oh * rowStride and iw + padW -
+//     k * dilW = ow * colStride for (oh, ow) inside dy
+// (plus bias when hasBias), in the element kinds of PlaneCorrelation
+// (streamOut: dx planes of at most kBandFloats elements). The whole dy
+// plane is buffered (ScatterLayout); at a column stride of 2 each dx row is
+// computed as its two column phases, each a unit-stride correlation of dy
+// rows with the taps of its parity, then interleaved.
 void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& job);
+void f32_dwconv_plane_scatter_avx512(const PlaneCorrelation& job);
 void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& job);
 
 bool acceptsForward(const ConvShape& s);

@@ -724,7 +724,88 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
     forEachBand<D>(g, x, rowFloats, tapsOfBand);
 }
 
+// f32_dwconv_plane_scatter_avx512's body: the whole dy plane buffered
+// (ScatterLayout), then each dx row from the dy rows its kernel rows meet:
+// per 16 outputs of each column phase, the products of the valid taps in
+// tap order, the two phases then interleaved into 32 dx columns.
+template <typename D>
+void scatter(const PlaneCorrelation& j, const typename D::Element* dy, typename D::Element* dx) {
+  const PlaneGeometry& g = j.g;
+  const ScatterLayout l = scatterLayout(g);
+  alignas(64) float buf[kBandFloats];
+  fillBand<D>(dy, g.dstH, g.dstW, 0, g.dstH, l.lead, l.rowFloats, buf);
+  // Each phase's valid W taps, in order.
+  int64_t tapOf[2][kMaxTaps], at[2][kMaxTaps], count[2] = {0, 0};
+  for (int64_t q = 0; q < l.phases; ++q)
+    for (int64_t k = 0; k < g.kw; ++k)
+      if (l.valid[q][k]) {
+        tapOf[q][count[q]] = k;
+        at[q][count[q]++] = l.lead + l.offset[q][k];
+      }
+  const __m512i low = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  const __m512i high = _mm512_add_epi32(low, _mm512_set1_epi32(8));
+  const __m512 bias = _mm512_set1_ps(j.bias);
+  NextPlaneFetch fetch(j.next, j.nextBytes, g.srcH);
+  // streamOut: the plane into a buffer, then streamed to dx.
+  alignas(64) typename D::Element outBuf[kBandFloats];
+  const bool streams = j.streamOut && g.srcH * g.srcW <= kBandFloats;
+  typename D::Element* plane = streams ? outBuf : dx;
+  for (int64_t ih = 0; ih < g.srcH; ++ih) {
+    fetch();
+    // The kernel rows this dx row meets, with their dy rows.
+    int64_t rowTap[kMaxTaps];
+    const float* rowAt[kMaxTaps];
+    int64_t rows = 0;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t e = ih + g.padH - i * g.dilH;
+      const int64_t oh = floorDivide(e, g.rowStride);
+      if (oh * g.rowStride != e || oh < 0 || oh >= g.dstH) continue;
+      rowTap[rows] = i * g.kw;
+      rowAt[rows++] = buf + oh * l.rowFloats;
+    }
+    typename D::Element* out = plane + ih * g.srcW;
+    // Phase q's sum over its taps, in order, of 16 outputs from m0.
+    auto phaseSum = [&](int q, int64_t m0) {
+      __m512 acc = _mm512_setzero_ps();
+      for (int64_t r = 0; r < rows; ++r) {
+        const float* from = rowAt[r] + m0;
+        const float* w = j.taps + rowTap[r];
+        for (int64_t n = 0; n < count[q]; ++n)
+          acc = _mm512_fmadd_ps(_mm512_loadu_ps(from + at[q][n]), _mm512_set1_ps(w[tapOf[q][n]]),
+                                acc);
+      }
+      return j.hasBias ? _mm512_add_ps(acc, bias) : acc;
+    };
+    for (int64_t m0 = 0; m0 < l.phaseOutputs; m0 += kLanes) {
+      if (l.phases == 1) {
+        D::store(out + m0, firstLanes(g.srcW - m0), phaseSum(0, m0));
+        continue;
+      }
+      const __m512 even = phaseSum(0, m0), odd = phaseSum(1, m0);
+      const int64_t c0 = 2 * m0;
+      D::store(out + c0, firstLanes(g.srcW - c0), _mm512_permutex2var_ps(even, low, odd));
+      D::store(out + c0 + kLanes, firstLanes(g.srcW - c0 - kLanes),
+               _mm512_permutex2var_ps(even, high, odd));
+    }
+  }
+  if (streams) {
+    simd::streamCopy(outBuf, dx, g.srcH * g.srcW * static_cast<int64_t>(sizeof(*dx)));
+    simd::streamFence();
+  }
+}
+
 }  // namespace
+
+void f32_dwconv_plane_scatter_avx512(const PlaneCorrelation& j) {
+  if (!j.srcWords && j.roundHf32)
+    scatter<Hf32Data>(j, j.src, j.dst);
+  else if (!j.srcWords)
+    scatter<F32Data>(j, j.src, j.dst);
+  else if (j.words == ElementType::F16)
+    scatter<F16Data>(j, j.srcWords, j.dstWords);
+  else
+    scatter<Bf16Data>(j, j.srcWords, j.dstWords);
+}
 
 void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
   if (!j.srcWords && j.roundHf32)
