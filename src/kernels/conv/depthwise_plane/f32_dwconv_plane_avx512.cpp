@@ -319,7 +319,7 @@ void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const
     }
   };
   int64_t r = 0;
-  if constexpr (kAligned) {
+  if constexpr (kAligned && KH == 3) {
     // Pairs of output rows share their middle src rows (unit H stride and
     // dilation): a third fewer windows built.
     if (g.rowStride == 1 && dilH == 1)
@@ -447,8 +447,9 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
                typename D::Element* dst) {
   const PlaneGeometry& g = j.g;
   NextPlaneFetch fetch(j.next, j.nextBytes, g.dstH);
+  const bool fixedKernel = (g.kh == 3 && g.kw == 3) || (g.kh == 5 && g.kw == 5);
   const int64_t alignedPitch =
-      g.kh == 3 && g.kw == 3 && g.dilW == 1 && g.colStride == 1 ? alignedRowFloats(g) : 0;
+      fixedKernel && g.dilW == 1 && g.colStride == 1 ? alignedRowFloats(g) : 0;
   BandColumns cols;
   describeBandColumns(g, alignedPitch > 0 ? alignedPitch : bandRowFloats(g.dstW, g.kw, g.dilW),
                       &cols);
@@ -460,6 +461,18 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
                                           j.bias, out, fetch);
       else
         correlateFixedRows<3, 3, false, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
+                                           j.bias, out, fetch);
+    };
+    forEachOutputBand<D>(g, src, cols, j.streamOut, dst, fixed);
+    return;
+  }
+  if (g.kh == 5 && g.kw == 5) {
+    auto fixed = [&](const float* buf, int64_t rows, typename D::Element* out) {
+      if (alignedPitch > 0)
+        correlateFixedRows<5, 5, true, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
+                                          j.bias, out, fetch);
+      else
+        correlateFixedRows<5, 5, false, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
                                            j.bias, out, fetch);
     };
     forEachOutputBand<D>(g, src, cols, j.streamOut, dst, fixed);
