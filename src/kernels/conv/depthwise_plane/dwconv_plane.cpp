@@ -10,13 +10,13 @@ namespace kernels {
 namespace depthwise_plane {
 namespace {
 
-// Depthwise 1D/2D (depth trivial), a stride along W of 1 (or 2 where
-// colStride2), a kernel the band buffer holds.
-bool planeShape(const ConvShape& s, bool colStride2 = false) {
+// Depthwise 1D/2D (depth trivial), a stride along W of 1 or 2, a kernel
+// the band buffer holds.
+bool planeShape(const ConvShape& s) {
   if (s.groups <= 1 || s.inChannels != s.groups || s.outChannels != s.groups) return false;
   // The depth dim must be trivial: one position, read (no padding before).
   if (s.in[0] != 1 || s.out[0] != 1 || s.kernel[0] != 1 || s.padBefore[0] != 0) return false;
-  if (s.stride[2] != 1 && !(colStride2 && s.stride[2] == 2)) return false;
+  if (s.stride[2] != 1 && s.stride[2] != 2) return false;
   for (int d = 1; d < 3; ++d) {
     if (s.in[d] <= 0 || s.out[d] <= 0 || s.kernel[d] <= 0 || s.kernel[d] > kMaxTaps) return false;
     if (s.dilation[d] <= 0 || s.dilation[d] > kBandFloats || s.stride[d] <= 0) return false;
@@ -36,13 +36,6 @@ bool planeShape(const ConvShape& s, bool colStride2 = false) {
 
 int64_t tapsOf(const ConvShape& s) { return s.kernel[1] * s.kernel[2]; }
 
-// Whether a pass writes its output with streaming stores (PlaneCorrelation::
-// streamOut): fp32 outputs of 32 MiB and more. MNv2 dw 3x3 144ch 56x56 on
-// the Intel Xeon VM, medians of 5, 1 / 2 threads: forward batch 32 (58 MB
-// out) 17.0 -> 15.4 / 8.7 -> 6.8 ms, batch 24 13.2 -> 11.0 / 6.3 -> 4.9,
-// data gradient batch 32 17.0 -> 14.2 / 8.6 -> 7.3; but batch 8 (14 MB,
-// which the caches keep from one call to the next) 1.67 -> 2.41 ms, and
-// bf16 outputs slower at every size tried (batch 64: 20.8 -> 24.1 ms).
 // Whether a thread's correlation fetches its next plane into L2 while it
 // computes one (PlaneCorrelation::next): planes of 1 KiB and more. MNv2 dw
 // 3x3 on the Intel Xeon VM, medians of 5-7, 1 / 2 threads, with the output
@@ -55,7 +48,23 @@ template <typename Src>
 bool fetchesNextPlane(int64_t planeElements) {
   return planeElements * static_cast<int64_t>(sizeof(Src)) >= 1024;
 }
+// The job's next plane: the thread's next of the planes `planeElements`
+// apart from `planes`, where the pass fetches and there is one.
+template <typename Src>
+void setNextPlane(PlaneCorrelation* j, const Src* planes, int64_t plane, int64_t end,
+                  int64_t planeElements, bool fetches) {
+  if (!fetches || plane + 1 >= end) return;
+  j->next = planes + (plane + 1) * planeElements;
+  j->nextBytes = planeElements * static_cast<int64_t>(sizeof(Src));
+}
 
+// Whether a pass writes its output with streaming stores (PlaneCorrelation::
+// streamOut): fp32 outputs of 32 MiB and more. MNv2 dw 3x3 144ch 56x56 on
+// the Intel Xeon VM, medians of 5, 1 / 2 threads: forward batch 32 (58 MB
+// out) 17.0 -> 15.4 / 8.7 -> 6.8 ms, batch 24 13.2 -> 11.0 / 6.3 -> 4.9,
+// data gradient batch 32 17.0 -> 14.2 / 8.6 -> 7.3; but batch 8 (14 MB,
+// which the caches keep from one call to the next) 1.67 -> 2.41 ms, and
+// bf16 outputs slower at every size tried (batch 64: 20.8 -> 24.1 ms).
 constexpr int64_t kStreamOutputBytes = int64_t{32} << 20;
 template <typename Dst>
 bool streamsOutput(int64_t elements) {
@@ -65,15 +74,15 @@ bool streamsOutput(int64_t elements) {
 
 }  // namespace
 
-bool acceptsForward(const ConvShape& s) { return planeShape(s, true); }
+bool acceptsForward(const ConvShape& s) { return planeShape(s); }
 bool acceptsBackwardData(const ConvShape& s) {
-  if (!planeShape(s, true)) return false;
+  if (!planeShape(s)) return false;
   if (s.stride[1] == 1 && s.stride[2] == 1) return true;
   // Other strides: the whole dy plane buffered (f32_dwconv_plane_scatter_avx512).
   const ScatterLayout l = scatterLayout(forwardWindow(s));
   return l.rowFloats <= kBandFloats && s.out[1] <= kBandFloats / l.rowFloats;
 }
-bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s, true); }
+bool acceptsBackwardWeight(const ConvShape& s) { return planeShape(s); }
 
 namespace {
 
@@ -113,10 +122,7 @@ void runForward(const ConvShape& s, const Src* x, const float* w, const float* b
       setReading(&j, s);
       setDestination(&j, y + plane * g.dstH * g.dstW);
       j.streamOut = stream;
-      if (fetchesNext && plane + 1 < end) {
-        j.next = x + (plane + 1) * g.srcH * g.srcW;
-        j.nextBytes = g.srcH * g.srcW * static_cast<int64_t>(sizeof(Src));
-      }
+      setNextPlane(&j, x, plane, end, g.srcH * g.srcW, fetchesNext);
       j.taps = w + c * taps;
       j.hasBias = bias != nullptr;
       j.bias = bias ? bias[c] : 0.0f;
@@ -143,10 +149,7 @@ void runStridedBackwardData(const ConvShape& s, const Src* dy, const float* w, c
       setReading(&j, s);
       setDestination(&j, dx + plane * g.srcH * g.srcW);
       j.streamOut = stream;
-      if (fetchesNext && plane + 1 < end) {
-        j.next = dy + (plane + 1) * g.dstH * g.dstW;
-        j.nextBytes = g.dstH * g.dstW * static_cast<int64_t>(sizeof(Src));
-      }
+      setNextPlane(&j, dy, plane, end, g.dstH * g.dstW, fetchesNext);
       j.taps = w + c * taps;
       j.hasBias = bias != nullptr;
       j.bias = bias ? bias[c] : 0.0f;
@@ -178,10 +181,7 @@ void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const fl
       setReading(&j, s);
       setDestination(&j, dx + plane * g.dstH * g.dstW);
       j.streamOut = stream;
-      if (fetchesNext && plane + 1 < end) {
-        j.next = dy + (plane + 1) * g.srcH * g.srcW;
-        j.nextBytes = g.srcH * g.srcW * static_cast<int64_t>(sizeof(Src));
-      }
+      setNextPlane(&j, dy, plane, end, g.srcH * g.srcW, fetchesNext);
       j.taps = flipped;
       j.hasBias = bias != nullptr;
       j.bias = bias ? bias[c] : 0.0f;

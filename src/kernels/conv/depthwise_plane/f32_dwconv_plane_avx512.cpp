@@ -366,10 +366,6 @@ void forEachPhaseBand(const PlaneGeometry& g, const typename D::Element* src, in
   }
 }
 
-// forEachBand for a pass that writes dst's rows: body(buf, rows, out)
-// writes the band's output rows, dstW apart, at out: dst's first row of
-// the band, or (streamOut) a buffer then streamed there
-// (stream_copy_avx512.h).
 // Where a correlation's W taps read in a band: rows rowFloats apart, and W
 // tap k's input for output column 0 at colOff[k] in a row: k * dilW, or
 // with a column stride of 2 (phaseFloats > 0: the rows split into their
@@ -454,30 +450,21 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
   describeBandColumns(g, alignedPitch > 0 ? alignedPitch : bandRowFloats(g.dstW, g.kw, g.dilW),
                       &cols);
   const int64_t rowFloats = cols.rowFloats;
-  if (g.kh == 3 && g.kw == 3) {
+  // Square kernels of 3 or 5 taps: the taps in registers (correlateFixedRows).
+  auto fixedRows = [&](auto size) {
+    constexpr int K = decltype(size)::value;
     auto fixed = [&](const float* buf, int64_t rows, typename D::Element* out) {
       if (alignedPitch > 0)
-        correlateFixedRows<3, 3, true, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
+        correlateFixedRows<K, K, true, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
                                           j.bias, out, fetch);
       else
-        correlateFixedRows<3, 3, false, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
+        correlateFixedRows<K, K, false, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
                                            j.bias, out, fetch);
     };
     forEachOutputBand<D>(g, src, cols, j.streamOut, dst, fixed);
-    return;
-  }
-  if (g.kh == 5 && g.kw == 5) {
-    auto fixed = [&](const float* buf, int64_t rows, typename D::Element* out) {
-      if (alignedPitch > 0)
-        correlateFixedRows<5, 5, true, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
-                                          j.bias, out, fetch);
-      else
-        correlateFixedRows<5, 5, false, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
-                                           j.bias, out, fetch);
-    };
-    forEachOutputBand<D>(g, src, cols, j.streamOut, dst, fixed);
-    return;
-  }
+  };
+  if (g.kh == 3 && g.kw == 3) return fixedRows(std::integral_constant<int, 3>{});
+  if (g.kh == 5 && g.kw == 5) return fixedRows(std::integral_constant<int, 5>{});
   auto rowsOfBand = [&](const float* buf, int64_t rows, typename D::Element* outRows) {
     for (int64_t r = 0; r < rows; ++r) {
       fetch();
