@@ -17,8 +17,10 @@
 namespace {
 
 using namespace aclcpu::kernels;
+using depthwise_plane::describePlaneBands;
 using depthwise_plane::f32_dwconv_plane_correlate_avx512;
 using depthwise_plane::f32_dwconv_plane_scatter_avx512;
+using depthwise_plane::PlaneBands;
 using depthwise_plane::PlaneCorrelation;
 
 const ConvAlgorithm* entry(const char* name) {
@@ -98,9 +100,10 @@ struct PlaneCase {
   int64_t h, w, k, pad, rowStride, colStride, dil;
 };
 
-// The forward window of a case (kernel 1 x k when w is 45); src and taps
-// filled for it, referenced by the job.
-PlaneCorrelation planeJob(const PlaneCase& c, std::vector<float>* src, std::vector<float>* taps) {
+// The forward window of a case (kernel 1 x k when w is 45); src, taps and
+// the band layout filled for it, referenced by the job.
+PlaneCorrelation planeJob(const PlaneCase& c, std::vector<float>* src, std::vector<float>* taps,
+                          PlaneBands* bands) {
   PlaneCorrelation j;
   j.g.srcH = c.h;
   j.g.srcW = c.w;
@@ -123,6 +126,8 @@ PlaneCorrelation planeJob(const PlaneCase& c, std::vector<float>* src, std::vect
   j.taps = taps->data();
   j.hasBias = true;
   j.bias = 0.25f;
+  *bands = describePlaneBands(j.g, true);
+  j.bands = bands;
   return j;
 }
 
@@ -140,7 +145,8 @@ TEST(DepthwisePlane, StreamedOutputIsTheStoredOutput) {
     SCOPED_TRACE(testing::Message() << c.h << "x" << c.w << " k" << c.k << " stride " << c.rowStride
                                     << "x" << c.colStride);
     std::vector<float> src, taps;
-    const PlaneCorrelation j = planeJob(c, &src, &taps);
+    PlaneBands bands;
+    const PlaneCorrelation j = planeJob(c, &src, &taps, &bands);
     expectStreamedIsStored(j, j.g.dstH * j.g.dstW, f32_dwconv_plane_correlate_avx512);
   }
 }
@@ -157,7 +163,8 @@ TEST(DepthwisePlane, StreamedScatterIsTheStoredScatter) {
     SCOPED_TRACE(testing::Message() << c.h << "x" << c.w << " k" << c.k << " stride " << c.rowStride
                                     << "x" << c.colStride);
     std::vector<float> dy, taps;
-    const PlaneCorrelation j = planeJob(c, &dy, &taps);
+    PlaneBands bands;
+    const PlaneCorrelation j = planeJob(c, &dy, &taps, &bands);
     expectStreamedIsStored(j, j.g.srcH * j.g.srcW, f32_dwconv_plane_scatter_avx512);
   }
 }

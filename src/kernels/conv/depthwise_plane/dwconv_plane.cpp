@@ -74,6 +74,29 @@ bool streamsOutput(int64_t elements) {
 
 }  // namespace
 
+PlaneBands describePlaneBands(const PlaneGeometry& g, bool forCorrelation) {
+  PlaneBands b;
+  const bool squareKernel = (g.kh == 3 && g.kw == 3) || (g.kh == 5 && g.kw == 5);
+  if ((forCorrelation ? squareKernel : g.kw == 3) && g.dilW == 1 && g.colStride == 1) {
+    // Whole vectors up to one past a row's last output vector; not where
+    // the band could not hold one output row's source rows at that pitch.
+    const int64_t pitch = (g.dstW + kLanes - 1) / kLanes * kLanes + kLanes;
+    if (pitch * bandSrcRows(1, g.rowStride, g.kh, g.dilH) <= kBandFloats) b.alignedPitch = pitch;
+  }
+  const bool phases = g.colStride == 2;
+  b.phaseFloats = phases ? phaseRowFloats(g.dstW, g.kw, g.dilW) : 0;
+  b.rowFloats = phases               ? 2 * b.phaseFloats
+                : b.alignedPitch > 0 ? b.alignedPitch
+                                     : bandRowFloats(g.dstW, g.kw, g.dilW);
+  const int64_t rows = (kBandFloats / b.rowFloats - 1 - (g.kh - 1) * g.dilH) / g.rowStride + 1;
+  b.rows = rows < g.dstH ? rows : g.dstH;
+  for (int64_t k = 0; k < g.kw; ++k) {
+    const int64_t at = k * g.dilW;
+    b.colOff[k] = phases ? at % 2 * b.phaseFloats + at / 2 : at;
+  }
+  return b;
+}
+
 bool acceptsForward(const ConvShape& s) { return planeShape(s); }
 bool acceptsBackwardData(const ConvShape& s) {
   if (!planeShape(s)) return false;
@@ -111,6 +134,7 @@ template <typename Src, typename Dst>
 void runForward(const ConvShape& s, const Src* x, const float* w, const float* bias, Dst* y) {
   const int64_t C = s.inChannels, taps = tapsOf(s);
   const PlaneGeometry g = forwardWindow(s);
+  const PlaneBands bands = describePlaneBands(g, true);
   const bool stream = streamsOutput<Dst>(s.batch * C * g.dstH * g.dstW);
   const bool fetchesNext = fetchesNextPlane<Src>(g.srcH * g.srcW);
   parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
@@ -118,6 +142,7 @@ void runForward(const ConvShape& s, const Src* x, const float* w, const float* b
       const int64_t c = plane % C;
       PlaneCorrelation j;
       j.g = g;
+      j.bands = &bands;
       setSource(&j, x + plane * g.srcH * g.srcW);
       setReading(&j, s);
       setDestination(&j, y + plane * g.dstH * g.dstW);
@@ -164,6 +189,7 @@ void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const fl
   if (s.stride[1] != 1 || s.stride[2] != 1) return runStridedBackwardData(s, dy, w, bias, dx);
   const int64_t C = s.inChannels, taps = tapsOf(s);
   const PlaneGeometry g = dataGradientWindow(s);
+  const PlaneBands bands = describePlaneBands(g, true);
   const bool stream = streamsOutput<Dst>(s.batch * C * g.dstH * g.dstW);
   const bool fetchesNext = fetchesNextPlane<Src>(g.srcH * g.srcW);
   parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
@@ -177,6 +203,7 @@ void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const fl
       }
       PlaneCorrelation j;
       j.g = g;
+      j.bands = &bands;
       setSource(&j, dy + plane * g.srcH * g.srcW);
       setReading(&j, s);
       setDestination(&j, dx + plane * g.dstH * g.dstW);
@@ -200,6 +227,7 @@ void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* d
   constexpr int64_t kRunChannels = 8;
   const int64_t C = s.inChannels, taps = tapsOf(s);
   const PlaneGeometry g = forwardWindow(s);
+  const PlaneBands bands = describePlaneBands(g, false);
   parallelFor(C, [&](int64_t begin, int64_t end) {
     alignas(64) float acc[kRunChannels * kMaxTaps * kLanes];
     alignas(64) double sumLanes[kRunChannels * kChannelSumLanes];
@@ -212,6 +240,7 @@ void runBackwardWeight(const ConvShape& s, const Src* x, const Src* dy, float* d
           const int64_t plane = n * C + c0 + k;
           PlaneWeightGrad j;
           j.g = g;
+          j.bands = &bands;
           setOperands(&j, x + plane * g.srcH * g.srcW, dy + plane * g.dstH * g.dstW);
           // Fetching the next planes while this one computes: MNv2 dw 3x3
           // 144ch 56x56 batch 32 weight gradient, medians of 5-7: 1 thread

@@ -32,6 +32,25 @@ constexpr int64_t kLanes = 16;
 // A plane job's index map (the rows of dst may step rowStride src rows).
 using PlaneGeometry = PlaneWindow;
 
+// The band buffer's layout, the same for every plane of a pass: the
+// drivers describe it once (describePlaneBands), not each plane (for 7x7
+// planes its divisions and table took a sixth of a plane's time). Rows
+// rowFloats apart, bands of `rows` output rows; alignedPitch > 0: rows
+// 64-byte aligned at that pitch, for windows shifted out of aligned
+// vectors (unit stride and dilation along W); phaseFloats > 0: each row
+// split into its two column phases (stride 2 along W), phaseFloats apart.
+// W tap k's input for output column 0 starts colOff[k] floats into a row:
+// k * dilW, or in phase (k * dilW) % 2 at (k * dilW) / 2, where
+// consecutive outputs read consecutive floats as at unit stride. Only
+// colOff[0, kw) is set.
+struct PlaneBands {
+  int64_t alignedPitch = 0;
+  int64_t rowFloats = 0;
+  int64_t phaseFloats = 0;
+  int64_t rows = 0;
+  int64_t colOff[kMaxTaps];
+};
+
 // dst[r][c] = sum over taps t = i * kw + j, in order, of src(r, c, i, j) *
 // taps[t], plus bias when hasBias. src and dst are fp32 (with roundHf32,
 // each src value rounded to HF32 as it is read), or (srcWords and dstWords
@@ -39,6 +58,7 @@ using PlaneGeometry = PlaneWindow;
 // that type once, nearest even.
 struct PlaneCorrelation {
   PlaneGeometry g;
+  const PlaneBands* bands = nullptr;  // describePlaneBands(g, true); not for the scatter
   bool roundHf32 = false;
   const float* src = nullptr;
   const uint16_t* srcWords = nullptr;
@@ -64,6 +84,7 @@ struct PlaneCorrelation {
 // and dyWords set) 16-bit words of type `words`.
 struct PlaneWeightGrad {
   PlaneGeometry g;
+  const PlaneBands* bands = nullptr;  // describePlaneBands(g, false)
   bool roundHf32 = false;
   const float* x = nullptr;
   const uint16_t* xWords = nullptr;
@@ -127,6 +148,11 @@ inline ScatterLayout scatterLayout(const PlaneWindow& g) {
 inline int64_t bandSrcRows(int64_t rows, int64_t rowStride, int64_t kh, int64_t dilH) {
   return (rows - 1) * rowStride + (kh - 1) * dilH + 1;
 }
+
+// The layout of a correlation's bands (forward), or (forCorrelation false)
+// of a weight gradient's: the forward reads aligned windows for 3x3 and
+// 5x5 kernels, the weight gradient for kernels three taps wide.
+PlaneBands describePlaneBands(const PlaneGeometry& g, bool forCorrelation);
 
 // The data gradient at strides other than 1 x 1, job.g the forward's window
 // (g.src* the dx plane, g.dst* the dy plane; colStride 1 or 2): src = dy,

@@ -28,11 +28,6 @@ namespace {
 
 using simd::firstLanes;
 
-int64_t bandRows(int64_t rowFloats, int64_t rowStride, int64_t kh, int64_t dilH, int64_t dstH) {
-  int64_t rows = (kBandFloats / rowFloats - 1 - (kh - 1) * dilH) / rowStride + 1;
-  return rows < dstH ? rows : dstH;
-}
-
 // The element kinds of the planes: fp32, or the caller's bf16 or half
 // words. load: 16 values as fp32 (lanes off `m` 0); loadWhole: all 16, an
 // unmasked load; store: the lanes of `m`, rounded to the kind once (nearest
@@ -163,7 +158,7 @@ template <int NV, typename D>
 }
 
 // colOff[k]: where W tap k's inputs start in a buffer row, from output
-// column 0's (BandColumns).
+// column 0's (PlaneBands).
 template <int NV, typename D>
 void correlateBlock(const float* base, int64_t rowFloats, const int64_t* colOff,
                     const PlaneCorrelation& j, typename D::Element* out, int64_t remaining) {
@@ -266,7 +261,7 @@ template <int KH, int KW, int NV, int R, typename D>
 }
 
 // The rows of a band for a KH x KW kernel, W tap k's inputs colOff[k]
-// floats into a buffer row (BandColumns); kAligned: unit stride and
+// floats into a buffer row (PlaneBands); kAligned: unit stride and
 // dilation along W and rows rowFloats (a multiple of 16) apart in the
 // 64-byte aligned buffer, with whole vectors up to one past each row's last
 // output vector.
@@ -337,52 +332,21 @@ void correlateFixedRows(const float* buf, int64_t rows, int64_t rowFloats, const
 
 // Runs body(buf, r0, rows) for each band of output rows [r0, r0 + rows),
 // with the src rows the band reads copied, zero-padded, into buf.
+// (Stride 2 along W: the rows split into their column phases,
+// fillPhaseBand.)
 template <typename D, typename Body>
-void forEachBand(const PlaneGeometry& g, const typename D::Element* src, int64_t rowFloats,
+void forEachBand(const PlaneGeometry& g, const PlaneBands& b, const typename D::Element* src,
                  Body& body) {
   alignas(64) float buf[kBandFloats];
-  const int64_t band = bandRows(rowFloats, g.rowStride, g.kh, g.dilH, g.dstH);
-  for (int64_t r0 = 0; r0 < g.dstH; r0 += band) {
-    const int64_t rows = g.dstH - r0 < band ? g.dstH - r0 : band;
-    fillBand<D>(src, g.srcH, g.srcW, r0 * g.rowStride - g.padH,
-                bandSrcRows(rows, g.rowStride, g.kh, g.dilH), g.padW, rowFloats, buf);
+  for (int64_t r0 = 0; r0 < g.dstH; r0 += b.rows) {
+    const int64_t rows = g.dstH - r0 < b.rows ? g.dstH - r0 : b.rows;
+    const int64_t first = r0 * g.rowStride - g.padH;
+    const int64_t srcRows = bandSrcRows(rows, g.rowStride, g.kh, g.dilH);
+    if (b.phaseFloats > 0)
+      fillPhaseBand<D>(src, g.srcH, g.srcW, first, srcRows, g.padW, b.phaseFloats, buf);
+    else
+      fillBand<D>(src, g.srcH, g.srcW, first, srcRows, g.padW, b.rowFloats, buf);
     body(static_cast<const float*>(buf), r0, rows);
-  }
-}
-
-// forEachBand with a column stride of 2: the band's rows split into their
-// column phases (fillPhaseBand), rowFloats = 2 * phaseFloats apart.
-template <typename D, typename Body>
-void forEachPhaseBand(const PlaneGeometry& g, const typename D::Element* src, int64_t phaseFloats,
-                      Body& body) {
-  alignas(64) float buf[kBandFloats];
-  const int64_t rowFloats = 2 * phaseFloats;
-  const int64_t band = bandRows(rowFloats, g.rowStride, g.kh, g.dilH, g.dstH);
-  for (int64_t r0 = 0; r0 < g.dstH; r0 += band) {
-    const int64_t rows = g.dstH - r0 < band ? g.dstH - r0 : band;
-    fillPhaseBand<D>(src, g.srcH, g.srcW, r0 * g.rowStride - g.padH,
-                     bandSrcRows(rows, g.rowStride, g.kh, g.dilH), g.padW, phaseFloats, buf);
-    body(static_cast<const float*>(buf), r0, rows);
-  }
-}
-
-// Where a correlation's W taps read in a band: rows rowFloats apart, and W
-// tap k's input for output column 0 at colOff[k] in a row: k * dilW, or
-// with a column stride of 2 (phaseFloats > 0: the rows split into their
-// column phases, fillPhaseBand) in phase (k * dilW) % 2 at (k * dilW) / 2,
-// where consecutive outputs read consecutive floats as at unit stride.
-struct BandColumns {
-  int64_t rowFloats = 0;
-  int64_t phaseFloats = 0;
-  int64_t colOff[kMaxTaps] = {};
-};
-void describeBandColumns(const PlaneGeometry& g, int64_t unitRowFloats, BandColumns* c) {
-  const bool phases = g.colStride == 2;
-  c->phaseFloats = phases ? phaseRowFloats(g.dstW, g.kw, g.dilW) : 0;
-  c->rowFloats = phases ? 2 * c->phaseFloats : unitRowFloats;
-  for (int64_t k = 0; k < g.kw; ++k) {
-    const int64_t at = k * g.dilW;
-    c->colOff[k] = phases ? at % 2 * c->phaseFloats + at / 2 : at;
   }
 }
 
@@ -391,9 +355,8 @@ void describeBandColumns(const PlaneGeometry& g, int64_t unitRowFloats, BandColu
 // the band, or (streamOut) a buffer then streamed there
 // (stream_copy_avx512.h).
 template <typename D, typename Body>
-void forEachOutputBand(const PlaneGeometry& g, const typename D::Element* src,
-                       const BandColumns& cols, bool streamOut, typename D::Element* dst,
-                       Body& body) {
+void forEachOutputBand(const PlaneGeometry& g, const PlaneBands& b, const typename D::Element* src,
+                       bool streamOut, typename D::Element* dst, Body& body) {
   // A band's output rows are no wider than its buffer rows, and no more.
   alignas(64) typename D::Element outBuf[kBandFloats];
   auto band = [&](const float* buf, int64_t r0, int64_t rows) {
@@ -401,20 +364,8 @@ void forEachOutputBand(const PlaneGeometry& g, const typename D::Element* src,
     body(buf, rows, streamOut ? outBuf : at);
     if (streamOut) simd::streamCopy(outBuf, at, rows * g.dstW * static_cast<int64_t>(sizeof(*at)));
   };
-  if (cols.phaseFloats > 0)
-    forEachPhaseBand<D>(g, src, cols.phaseFloats, band);
-  else
-    forEachBand<D>(g, src, cols.rowFloats, band);
+  forEachBand<D>(g, b, src, band);
   if (streamOut) simd::streamFence();
-}
-
-// The pitch of 64-byte aligned band rows for windows shifted out of aligned
-// vectors at unit W dilation: whole vectors up to one past a row's last
-// output vector. 0 when the band could not hold one output row's source
-// rows at that pitch (the caller keeps the unaligned rows).
-int64_t alignedRowFloats(const PlaneGeometry& g) {
-  const int64_t pitch = (g.dstW + kLanes - 1) / kLanes * kLanes + kLanes;
-  return pitch * bandSrcRows(1, g.rowStride, g.kh, g.dilH) <= kBandFloats ? pitch : 0;
 }
 
 // The next plane's lines, requested into L2 a share per output row
@@ -443,25 +394,20 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
                typename D::Element* dst) {
   const PlaneGeometry& g = j.g;
   NextPlaneFetch fetch(j.next, j.nextBytes, g.dstH);
-  const bool fixedKernel = (g.kh == 3 && g.kw == 3) || (g.kh == 5 && g.kw == 5);
-  const int64_t alignedPitch =
-      fixedKernel && g.dilW == 1 && g.colStride == 1 ? alignedRowFloats(g) : 0;
-  BandColumns cols;
-  describeBandColumns(g, alignedPitch > 0 ? alignedPitch : bandRowFloats(g.dstW, g.kw, g.dilW),
-                      &cols);
-  const int64_t rowFloats = cols.rowFloats;
+  const PlaneBands& b = *j.bands;
+  const int64_t rowFloats = b.rowFloats;
   // Square kernels of 3 or 5 taps: the taps in registers (correlateFixedRows).
   auto fixedRows = [&](auto size) {
     constexpr int K = decltype(size)::value;
     auto fixed = [&](const float* buf, int64_t rows, typename D::Element* out) {
-      if (alignedPitch > 0)
-        correlateFixedRows<K, K, true, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
+      if (b.alignedPitch > 0)
+        correlateFixedRows<K, K, true, D>(buf, rows, rowFloats, b.colOff, g, j.taps, j.hasBias,
                                           j.bias, out, fetch);
       else
-        correlateFixedRows<K, K, false, D>(buf, rows, rowFloats, cols.colOff, g, j.taps, j.hasBias,
+        correlateFixedRows<K, K, false, D>(buf, rows, rowFloats, b.colOff, g, j.taps, j.hasBias,
                                            j.bias, out, fetch);
     };
-    forEachOutputBand<D>(g, src, cols, j.streamOut, dst, fixed);
+    forEachOutputBand<D>(g, b, src, j.streamOut, dst, fixed);
   };
   if (g.kh == 3 && g.kw == 3) return fixedRows(std::integral_constant<int, 3>{});
   if (g.kh == 5 && g.kw == 5) return fixedRows(std::integral_constant<int, 5>{});
@@ -475,22 +421,22 @@ void correlate(const PlaneCorrelation& j, const typename D::Element* src,
         const int64_t nv = left >= 4 * kLanes ? 4 : (left + kLanes - 1) / kLanes;
         switch (nv) {
           case 4:
-            correlateBlock<4, D>(base + c0, rowFloats, cols.colOff, j, out + c0, left);
+            correlateBlock<4, D>(base + c0, rowFloats, b.colOff, j, out + c0, left);
             break;
           case 3:
-            correlateBlock<3, D>(base + c0, rowFloats, cols.colOff, j, out + c0, left);
+            correlateBlock<3, D>(base + c0, rowFloats, b.colOff, j, out + c0, left);
             break;
           case 2:
-            correlateBlock<2, D>(base + c0, rowFloats, cols.colOff, j, out + c0, left);
+            correlateBlock<2, D>(base + c0, rowFloats, b.colOff, j, out + c0, left);
             break;
           default:
-            correlateBlock<1, D>(base + c0, rowFloats, cols.colOff, j, out + c0, left);
+            correlateBlock<1, D>(base + c0, rowFloats, b.colOff, j, out + c0, left);
             break;
         }
       }
     }
   };
-  forEachOutputBand<D>(g, src, cols, j.streamOut, dst, rowsOfBand);
+  forEachOutputBand<D>(g, b, src, j.streamOut, dst, rowsOfBand);
 }
 
 // The T taps' x vectors at column c: loaded from each tap's pointer, or
@@ -573,12 +519,9 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
   const PlaneGeometry g = j.g;
   // A kernel three taps wide (one run of taps per kernel row) at unit
   // dilation reads its x windows from aligned rows (xWindows).
-  const int64_t alignedPitch =
-      g.kw == 3 && g.dilW == 1 && g.colStride == 1 ? alignedRowFloats(g) : 0;
-  const bool aligned = alignedPitch > 0;
-  BandColumns cols;
-  describeBandColumns(g, aligned ? alignedPitch : bandRowFloats(g.dstW, g.kw, g.dilW), &cols);
-  const int64_t rowFloats = cols.rowFloats;
+  const PlaneBands& b = *j.bands;
+  const bool aligned = b.alignedPitch > 0;
+  const int64_t rowFloats = b.rowFloats;
   const int64_t fullVectors = (g.dstW + kLanes - 1) / kLanes - 1;
   const __mmask16 last = firstLanes(g.dstW - fullVectors * kLanes);
   // dy rows that need a conversion (words, HF32 rounding) are converted once
@@ -683,7 +626,7 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
       const float* xs[T];
 #pragma GCC unroll 3
       for (int t = 0; t < T; ++t)
-        xs[t] = buf + (r * g.rowStride + i * g.dilH) * rowFloats + cols.colOff[k + t];
+        xs[t] = buf + (r * g.rowStride + i * g.dilH) * rowFloats + b.colOff[k + t];
       const float* dp = nullptr;
       if constexpr (kConvertDy)
         dp = dyBuf + r * g.dstW;
@@ -718,10 +661,7 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
       if (k < g.kw) taps(std::integral_constant<int, 1>{}, buf, r0, rows, i, k);
     }
   };
-  if (cols.phaseFloats > 0)
-    forEachPhaseBand<D>(g, x, cols.phaseFloats, tapsOfBand);
-  else
-    forEachBand<D>(g, x, rowFloats, tapsOfBand);
+  forEachBand<D>(g, b, x, tapsOfBand);
 }
 
 // f32_dwconv_plane_scatter_avx512's body: the whole dy plane buffered
