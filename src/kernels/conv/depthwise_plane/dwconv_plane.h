@@ -2,7 +2,9 @@
 // Depthwise convolution (groups == C == O) of 1D/2D problems on the caller's
 // dense NCHW memory, one (image, channel) plane at a time: a band of input
 // rows is copied, padded with zeros, into a buffer in L1, and the output
-// row is computed along W in 16-lane vectors. Every plane's data is read
+// row is computed along W in 16-lane vectors. Planes whose rows do not
+// fill a vector (7x7, 14x14) run 16 channels at a time instead, the
+// channels in the lanes, transposed in and out in L1. Every plane's data is read
 // and written once, where the channel-blocked algorithm stages both
 // operands and unstages the result (three passes over memory for a layer
 // that is all memory traffic).
@@ -165,6 +167,37 @@ PlaneBands describePlaneBands(const PlaneGeometry& g, bool forCorrelation);
 // plane is buffered (ScatterLayout); at a column stride of 2 each dx row is
 // computed as its two column phases, each a unit-stride correlation of dy
 // rows with the taps of its parity, then interleaved.
+// PlaneCorrelation's sums for small planes, 16 channels of one image at a
+// time with the channels in the vector lanes (a 7x7 row fills 7 of a
+// vector's 16 lanes; here every lane works): the group's src planes are
+// transposed into a zero-padded [row][column][16] buffer, each output's
+// taps summed in order (the same sums as the plane kernels), each output
+// row transposed back. src, dst and taps of channel c at src + c *
+// srcChannelStride (likewise dst) and taps + c * tapChannelStride, for c
+// < channels (1..16); the other job fields as PlaneCorrelation's (g
+// within fitsChannelGroups; bands, next and streamOut unused).
+constexpr int64_t kChannelPlaneFloats = 8192;
+struct ChannelGroupCorrelation {
+  PlaneCorrelation planes;
+  int channels = 16;
+  int64_t srcChannelStride = 0, dstChannelStride = 0, tapChannelStride = 0;
+  const float* biases = nullptr;  // one per channel, or null
+};
+// The padded src plane's rows and columns the window reads.
+inline int64_t channelPlaneRows(const PlaneGeometry& g) {
+  return (g.dstH - 1) * g.rowStride + (g.kh - 1) * g.dilH + 1;
+}
+inline int64_t channelPlaneColumns(const PlaneGeometry& g) {
+  return (g.dstW - 1) * g.colStride + (g.kw - 1) * g.dilW + 1;
+}
+inline bool fitsChannelGroups(const PlaneGeometry& g) {
+  if (g.padH < 0 || g.padW < 0) return false;
+  const int64_t h = channelPlaneRows(g), w = channelPlaneColumns(g);
+  return h <= kChannelPlaneFloats / kLanes && w <= kChannelPlaneFloats / kLanes &&
+         h * w * kLanes <= kChannelPlaneFloats;
+}
+void f32_dwconv_channels_correlate_avx512(const ChannelGroupCorrelation& job);
+
 void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& job);
 void f32_dwconv_plane_scatter_avx512(const PlaneCorrelation& job);
 void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& job);

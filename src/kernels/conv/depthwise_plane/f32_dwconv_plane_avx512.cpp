@@ -20,6 +20,7 @@
 #include "kernels/simd/hf32_rounding_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 #include "kernels/simd/stream_copy_avx512.h"
+#include "kernels/simd/transpose_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -734,7 +735,101 @@ void scatter(const PlaneCorrelation& j, const typename D::Element* dy, typename 
   }
 }
 
+// f32_dwconv_channels_correlate_avx512's body.
+template <typename D>
+void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Element* src,
+                       typename D::Element* dst) {
+  const PlaneCorrelation& j = job.planes;
+  const PlaneGeometry& g = j.g;
+  const int64_t H = channelPlaneRows(g), W = channelPlaneColumns(g);
+  const int channels = job.channels;
+  // The padded planes, [row][column][channel].
+  alignas(64) float xp[kChannelPlaneFloats];
+  for (int64_t b = 0; b < H; ++b) {
+    const int64_t sr = b - g.padH;
+    float* row = xp + b * W * kLanes;
+    if (sr < 0 || sr >= g.srcH) {
+      for (int64_t c = 0; c < W; ++c) _mm512_store_ps(row + c * kLanes, _mm512_setzero_ps());
+      continue;
+    }
+    for (int64_t c0 = 0; c0 < W; c0 += kLanes) {
+      __m512 v[16];
+#pragma GCC unroll 16
+      for (int ch = 0; ch < 16; ++ch)
+        v[ch] = ch < channels ? paddedColumns<D>(src + ch * job.srcChannelStride + sr * g.srcW,
+                                                 g.srcW, c0 - g.padW)
+                              : _mm512_setzero_ps();
+      simd::transpose16x16(v);
+      const int64_t n = W - c0 < kLanes ? W - c0 : kLanes;
+      for (int64_t q = 0; q < n; ++q) _mm512_store_ps(row + (c0 + q) * kLanes, v[q]);
+    }
+  }
+  // Each tap's weights across the channels, and where its input lies from
+  // its output's first tap's.
+  const int64_t taps = g.kh * g.kw;
+  alignas(64) float t[kMaxTaps * kLanes];
+  int64_t tapAt[kMaxTaps];
+  for (int64_t k = 0; k < taps; ++k) {
+    for (int ch = 0; ch < 16; ++ch)
+      t[k * kLanes + ch] = ch < channels ? j.taps[ch * job.tapChannelStride + k] : 0.0f;
+    tapAt[k] = (k / g.kw * g.dilH * W + k % g.kw * g.dilW) * kLanes;
+  }
+  alignas(64) float b[kLanes] = {};
+  if (j.hasBias)
+    for (int ch = 0; ch < channels; ++ch) b[ch] = job.biases[ch];
+  const __m512 bias = _mm512_load_ps(b);
+  // The dst plane, contiguous per channel, 16 positions at a time (across
+  // row ends: a 7x7 plane in 4 steps, not 7): 16 independent sums, each
+  // over its taps in order.
+  const int64_t positions = g.dstH * g.dstW;
+  int64_t oh = 0, ow = 0;
+  for (int64_t p0 = 0; p0 < positions; p0 += kLanes) {
+    const int64_t n = positions - p0 < kLanes ? positions - p0 : kLanes;
+    int64_t at[16];
+    for (int64_t q = 0; q < 16; ++q) {
+      // Past the plane's end: the last position again (its sums dropped).
+      at[q] = ((oh * g.rowStride) * W + ow * g.colStride) * kLanes;
+      if (q + 1 < n && ++ow == g.dstW) {
+        ow = 0;
+        ++oh;
+      }
+    }
+    if (++ow == g.dstW) {
+      ow = 0;
+      ++oh;
+    }
+    __m512 y[16];
+#pragma GCC unroll 16
+    for (int q = 0; q < 16; ++q) y[q] = _mm512_setzero_ps();
+    for (int64_t k = 0; k < taps; ++k) {
+      const __m512 tv = _mm512_load_ps(t + k * kLanes);
+      const float* x = xp + tapAt[k];
+#pragma GCC unroll 16
+      for (int q = 0; q < 16; ++q) y[q] = _mm512_fmadd_ps(_mm512_load_ps(x + at[q]), tv, y[q]);
+    }
+    if (j.hasBias) {
+#pragma GCC unroll 16
+      for (int q = 0; q < 16; ++q) y[q] = _mm512_add_ps(y[q], bias);
+    }
+    simd::transpose16x16(y);
+    const __mmask16 m = firstLanes(n);
+    for (int ch = 0; ch < channels; ++ch) D::store(dst + ch * job.dstChannelStride + p0, m, y[ch]);
+  }
+}
+
 }  // namespace
+
+void f32_dwconv_channels_correlate_avx512(const ChannelGroupCorrelation& job) {
+  const PlaneCorrelation& j = job.planes;
+  if (!j.srcWords && j.roundHf32)
+    correlateChannels<Hf32Data>(job, j.src, j.dst);
+  else if (!j.srcWords)
+    correlateChannels<F32Data>(job, j.src, j.dst);
+  else if (j.words == ElementType::F16)
+    correlateChannels<F16Data>(job, j.srcWords, j.dstWords);
+  else
+    correlateChannels<Bf16Data>(job, j.srcWords, j.dstWords);
+}
 
 void f32_dwconv_plane_scatter_avx512(const PlaneCorrelation& j) {
   if (!j.srcWords && j.roundHf32)
