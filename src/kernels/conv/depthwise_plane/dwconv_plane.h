@@ -198,6 +198,20 @@ inline bool fitsChannelGroups(const PlaneGeometry& g) {
 }
 void f32_dwconv_channels_correlate_avx512(const ChannelGroupCorrelation& job);
 
+// PlaneWeightGrad's sums for the same small planes, 16 channels of one
+// image at a time, the channels in the lanes: acc[t * 16 + c] += the sum
+// over dst positions p in order of x(c, p, tap t) * dy[c][p], channel c's x
+// and dy planes at x + c * xChannelStride and dy + c * dyChannelStride, c <
+// channels (the other lanes' sums stay as they are); planes.acc, .g
+// (within fitsChannelGroups, its dst plane at most kChannelPlaneFloats / 16
+// positions), the operands and their reading as PlaneWeightGrad's.
+struct ChannelGroupWeightGrad {
+  PlaneWeightGrad planes;
+  int channels = 16;
+  int64_t xChannelStride = 0, dyChannelStride = 0;
+};
+void f32_dwconv_channels_weight_avx512(const ChannelGroupWeightGrad& job);
+
 void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& job);
 void f32_dwconv_plane_scatter_avx512(const PlaneCorrelation& job);
 void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& job);

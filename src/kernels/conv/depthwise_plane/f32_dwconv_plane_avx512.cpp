@@ -735,16 +735,15 @@ void scatter(const PlaneCorrelation& j, const typename D::Element* dy, typename 
   }
 }
 
-// f32_dwconv_channels_correlate_avx512's body.
+// The src planes of `channels` channels (stride apart) as the window g
+// reads them, zero-padded and transposed: xp[(row * W + column) * 16 + c]
+// for the channelPlaneRows x channelPlaneColumns (W) positions, buffer row
+// b and column m holding src row b - padH, column m - padW (zero outside,
+// and in the lanes past `channels`).
 template <typename D>
-void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Element* src,
-                       typename D::Element* dst) {
-  const PlaneCorrelation& j = job.planes;
-  const PlaneGeometry& g = j.g;
+void transposePaddedPlanes(const typename D::Element* src, int64_t stride, int channels,
+                           const PlaneGeometry& g, float* xp) {
   const int64_t H = channelPlaneRows(g), W = channelPlaneColumns(g);
-  const int channels = job.channels;
-  // The padded planes, [row][column][channel].
-  alignas(64) float xp[kChannelPlaneFloats];
   for (int64_t b = 0; b < H; ++b) {
     const int64_t sr = b - g.padH;
     float* row = xp + b * W * kLanes;
@@ -756,14 +755,26 @@ void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Ele
       __m512 v[16];
 #pragma GCC unroll 16
       for (int ch = 0; ch < 16; ++ch)
-        v[ch] = ch < channels ? paddedColumns<D>(src + ch * job.srcChannelStride + sr * g.srcW,
-                                                 g.srcW, c0 - g.padW)
-                              : _mm512_setzero_ps();
+        v[ch] = ch < channels
+                    ? paddedColumns<D>(src + ch * stride + sr * g.srcW, g.srcW, c0 - g.padW)
+                    : _mm512_setzero_ps();
       simd::transpose16x16(v);
       const int64_t n = W - c0 < kLanes ? W - c0 : kLanes;
       for (int64_t q = 0; q < n; ++q) _mm512_store_ps(row + (c0 + q) * kLanes, v[q]);
     }
   }
+}
+
+// f32_dwconv_channels_correlate_avx512's body.
+template <typename D>
+void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Element* src,
+                       typename D::Element* dst) {
+  const PlaneCorrelation& j = job.planes;
+  const PlaneGeometry& g = j.g;
+  const int64_t W = channelPlaneColumns(g);
+  const int channels = job.channels;
+  alignas(64) float xp[kChannelPlaneFloats];
+  transposePaddedPlanes<D>(src, job.srcChannelStride, channels, g, xp);
   // Each tap's weights across the channels, and where its input lies from
   // its output's first tap's.
   const int64_t taps = g.kh * g.kw;
@@ -817,7 +828,74 @@ void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Ele
   }
 }
 
+// f32_dwconv_channels_weight_avx512's body: x transposed and padded as the
+// forward's, dy transposed to [position][16]; then each block of up to 8
+// taps sums over the positions in order, one accumulator per tap.
+template <typename D>
+void weightChannels(const ChannelGroupWeightGrad& job, const typename D::Element* x,
+                    const typename D::Element* dy) {
+  const PlaneWeightGrad& j = job.planes;
+  const PlaneGeometry& g = j.g;
+  const int64_t W = channelPlaneColumns(g);
+  const int channels = job.channels;
+  alignas(64) float xp[kChannelPlaneFloats];
+  transposePaddedPlanes<D>(x, job.xChannelStride, channels, g, xp);
+  const int64_t positions = g.dstH * g.dstW;
+  alignas(64) float dyT[kChannelPlaneFloats];
+  for (int64_t p0 = 0; p0 < positions; p0 += kLanes) {
+    __m512 v[16];
+#pragma GCC unroll 16
+    for (int ch = 0; ch < 16; ++ch)
+      v[ch] = ch < channels ? paddedColumns<D>(dy + ch * job.dyChannelStride, positions, p0)
+                            : _mm512_setzero_ps();
+    simd::transpose16x16(v);
+    const int64_t n = positions - p0 < kLanes ? positions - p0 : kLanes;
+    for (int64_t q = 0; q < n; ++q) _mm512_store_ps(dyT + (p0 + q) * kLanes, v[q]);
+  }
+  const int64_t taps = g.kh * g.kw;
+  constexpr int64_t kBlock = 8;
+  for (int64_t k0 = 0; k0 < taps; k0 += kBlock) {
+    const int64_t count = taps - k0 < kBlock ? taps - k0 : kBlock;
+    int64_t tapAt[kBlock] = {};
+    __m512 acc[kBlock];
+#pragma GCC unroll 8
+    for (int64_t k = 0; k < kBlock; ++k) {
+      const int64_t t = k0 + (k < count ? k : 0);
+      tapAt[k] = (t / g.kw * g.dilH * W + t % g.kw * g.dilW) * kLanes;
+      acc[k] = _mm512_setzero_ps();
+    }
+    int64_t oh = 0, ow = 0;
+    for (int64_t p = 0; p < positions; ++p) {
+      const __m512 d = _mm512_load_ps(dyT + p * kLanes);
+      const float* at = xp + (oh * g.rowStride * W + ow * g.colStride) * kLanes;
+#pragma GCC unroll 8
+      for (int64_t k = 0; k < kBlock; ++k)
+        acc[k] = _mm512_fmadd_ps(_mm512_load_ps(at + tapAt[k]), d, acc[k]);
+      if (++ow == g.dstW) {
+        ow = 0;
+        ++oh;
+      }
+    }
+    for (int64_t k = 0; k < count; ++k) {
+      float* sum = j.acc + (k0 + k) * kLanes;
+      _mm512_storeu_ps(sum, _mm512_add_ps(_mm512_loadu_ps(sum), acc[k]));
+    }
+  }
+}
+
 }  // namespace
+
+void f32_dwconv_channels_weight_avx512(const ChannelGroupWeightGrad& job) {
+  const PlaneWeightGrad& j = job.planes;
+  if (!j.xWords && j.roundHf32)
+    weightChannels<Hf32Data>(job, j.x, j.dy);
+  else if (!j.xWords)
+    weightChannels<F32Data>(job, j.x, j.dy);
+  else if (j.words == ElementType::F16)
+    weightChannels<F16Data>(job, j.xWords, j.dyWords);
+  else
+    weightChannels<Bf16Data>(job, j.xWords, j.dyWords);
+}
 
 void f32_dwconv_channels_correlate_avx512(const ChannelGroupCorrelation& job) {
   const PlaneCorrelation& j = job.planes;
