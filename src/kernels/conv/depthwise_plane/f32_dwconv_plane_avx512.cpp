@@ -744,23 +744,38 @@ template <typename D>
 void transposePaddedPlanes(const typename D::Element* src, int64_t stride, int channels,
                            const PlaneGeometry& g, float* xp) {
   const int64_t H = channelPlaneRows(g), W = channelPlaneColumns(g);
+  const __m512 zero = _mm512_setzero_ps();
+  // The padding: rows outside the src, then the columns either side of it.
   for (int64_t b = 0; b < H; ++b) {
     const int64_t sr = b - g.padH;
     float* row = xp + b * W * kLanes;
-    if (sr < 0 || sr >= g.srcH) {
-      for (int64_t c = 0; c < W; ++c) _mm512_store_ps(row + c * kLanes, _mm512_setzero_ps());
-      continue;
-    }
-    for (int64_t c0 = 0; c0 < W; c0 += kLanes) {
-      __m512 v[16];
+    const bool inside = sr >= 0 && sr < g.srcH;
+    const int64_t lo = inside ? (g.padW < W ? g.padW : W) : W;
+    const int64_t hi = inside ? (g.padW + g.srcW < W ? g.padW + g.srcW : W) : W;
+    for (int64_t m = 0; m < lo; ++m) _mm512_store_ps(row + m * kLanes, zero);
+    for (int64_t m = hi; m < W; ++m) _mm512_store_ps(row + m * kLanes, zero);
+  }
+  // The src planes, 16 positions at a time across row ends (a 7x7 plane in
+  // 4 transposes, not 7 row by row with masked loads of 7), each position
+  // stored where the window reads it.
+  const int64_t plane = g.srcH * g.srcW;
+  int64_t r = 0, c = 0;
+  for (int64_t p0 = 0; p0 < plane; p0 += kLanes) {
+    __m512 v[16];
 #pragma GCC unroll 16
-      for (int ch = 0; ch < 16; ++ch)
-        v[ch] = ch < channels
-                    ? paddedColumns<D>(src + ch * stride + sr * g.srcW, g.srcW, c0 - g.padW)
-                    : _mm512_setzero_ps();
-      simd::transpose16x16(v);
-      const int64_t n = W - c0 < kLanes ? W - c0 : kLanes;
-      for (int64_t q = 0; q < n; ++q) _mm512_store_ps(row + (c0 + q) * kLanes, v[q]);
+    for (int ch = 0; ch < 16; ++ch)
+      v[ch] = ch < channels ? paddedColumns<D>(src + ch * stride, plane, p0) : zero;
+    simd::transpose16x16(v);
+    const int64_t n = plane - p0 < kLanes ? plane - p0 : kLanes;
+#pragma GCC unroll 16
+    for (int q = 0; q < 16; ++q) {
+      if (q >= n) break;
+      const int64_t b = r + g.padH, m = c + g.padW;
+      if (b < H && m < W) _mm512_store_ps(xp + (b * W + m) * kLanes, v[q]);
+      if (++c == g.srcW) {
+        c = 0;
+        ++r;
+      }
     }
   }
 }
