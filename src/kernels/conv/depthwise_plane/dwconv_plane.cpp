@@ -172,97 +172,70 @@ void runChannelGroups(const ConvShape& s, const PlaneGeometry& g, const Src* src
   });
 }
 
+// Runs kernel(job) on every (image, channel) plane of src (srcPlane
+// elements each) into dst (dstPlane each), with channel c's taps w + c *
+// taps, reversed where `flip` (the data gradient's correlation); bands may
+// be null (kernels that buffer otherwise).
+template <typename Src, typename Dst, typename Kernel>
+void forEachPlane(const ConvShape& s, const PlaneGeometry& g, const PlaneBands* bands,
+                  const Src* src, int64_t srcPlane, const float* w, bool flip, const float* bias,
+                  Dst* dst, int64_t dstPlane, Kernel kernel) {
+  const int64_t C = s.inChannels, taps = tapsOf(s);
+  const bool stream = streamsOutput<Dst>(s.batch * C * dstPlane);
+  const bool fetchesNext = fetchesNextPlane<Src>(srcPlane);
+  parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
+    float flipped[kMaxTaps];
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const int64_t c = plane % C;
+      PlaneCorrelation j;
+      j.g = g;
+      j.bands = bands;
+      setSource(&j, src + plane * srcPlane);
+      setReading(&j, s);
+      setDestination(&j, dst + plane * dstPlane);
+      j.streamOut = stream;
+      setNextPlane(&j, src, plane, end, srcPlane, fetchesNext);
+      j.taps = w + c * taps;
+      if (flip) {
+        for (int64_t t = 0; t < taps; ++t) flipped[t] = w[c * taps + taps - 1 - t];
+        j.taps = flipped;
+      }
+      j.hasBias = bias != nullptr;
+      j.bias = bias ? bias[c] : 0.0f;
+      kernel(j);
+    }
+  });
+}
+
 template <typename Src, typename Dst>
 void runForward(const ConvShape& s, const Src* x, const float* w, const float* bias, Dst* y) {
-  const int64_t C = s.inChannels, taps = tapsOf(s);
+  const int64_t taps = tapsOf(s);
   const PlaneGeometry g = forwardWindow(s);
   if (usesChannelGroups(g))
     return runChannelGroups(s, g, x, bias, y,
                             [&](int64_t c, int64_t k) { return w[c * taps + k]; });
   const PlaneBands bands = describePlaneBands(g, true);
-  const bool stream = streamsOutput<Dst>(s.batch * C * g.dstH * g.dstW);
-  const bool fetchesNext = fetchesNextPlane<Src>(g.srcH * g.srcW);
-  parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
-    for (int64_t plane = begin; plane < end; ++plane) {
-      const int64_t c = plane % C;
-      PlaneCorrelation j;
-      j.g = g;
-      j.bands = &bands;
-      setSource(&j, x + plane * g.srcH * g.srcW);
-      setReading(&j, s);
-      setDestination(&j, y + plane * g.dstH * g.dstW);
-      j.streamOut = stream;
-      setNextPlane(&j, x, plane, end, g.srcH * g.srcW, fetchesNext);
-      j.taps = w + c * taps;
-      j.hasBias = bias != nullptr;
-      j.bias = bias ? bias[c] : 0.0f;
-      f32_dwconv_plane_correlate_avx512(j);
-    }
-  });
-}
-
-// The data gradient at strides other than 1 x 1: dy scattered through the
-// forward's window (f32_dwconv_plane_scatter_avx512), plane by plane.
-template <typename Src, typename Dst>
-void runStridedBackwardData(const ConvShape& s, const Src* dy, const float* w, const float* bias,
-                            Dst* dx) {
-  const int64_t C = s.inChannels, taps = tapsOf(s);
-  const PlaneGeometry g = forwardWindow(s);
-  const bool stream = streamsOutput<Dst>(s.batch * C * g.srcH * g.srcW);
-  const bool fetchesNext = fetchesNextPlane<Src>(g.dstH * g.dstW);
-  parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
-    for (int64_t plane = begin; plane < end; ++plane) {
-      const int64_t c = plane % C;
-      PlaneCorrelation j;
-      j.g = g;
-      setSource(&j, dy + plane * g.dstH * g.dstW);
-      setReading(&j, s);
-      setDestination(&j, dx + plane * g.srcH * g.srcW);
-      j.streamOut = stream;
-      setNextPlane(&j, dy, plane, end, g.dstH * g.dstW, fetchesNext);
-      j.taps = w + c * taps;
-      j.hasBias = bias != nullptr;
-      j.bias = bias ? bias[c] : 0.0f;
-      f32_dwconv_plane_scatter_avx512(j);
-    }
-  });
+  forEachPlane(s, g, &bands, x, g.srcH * g.srcW, w, false, bias, y, g.dstH * g.dstW,
+               f32_dwconv_plane_correlate_avx512);
 }
 
 template <typename Src, typename Dst>
 void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const float* bias,
                      Dst* dx) {
-  if (s.stride[1] != 1 || s.stride[2] != 1) return runStridedBackwardData(s, dy, w, bias, dx);
-  const int64_t C = s.inChannels, taps = tapsOf(s);
+  if (s.stride[1] != 1 || s.stride[2] != 1) {
+    // dy scattered through the forward's window (f32_dwconv_plane_scatter_avx512).
+    const PlaneGeometry g = forwardWindow(s);
+    return forEachPlane(s, g, nullptr, dy, g.dstH * g.dstW, w, false, bias, dx, g.srcH * g.srcW,
+                        f32_dwconv_plane_scatter_avx512);
+  }
+  const int64_t taps = tapsOf(s);
   const PlaneGeometry g = dataGradientWindow(s);
   if (usesChannelGroups(g))
     return runChannelGroups(s, g, dy, bias, dx,
                             [&](int64_t c, int64_t k) { return w[c * taps + taps - 1 - k]; });
   const PlaneBands bands = describePlaneBands(g, true);
-  const bool stream = streamsOutput<Dst>(s.batch * C * g.dstH * g.dstW);
-  const bool fetchesNext = fetchesNextPlane<Src>(g.srcH * g.srcW);
-  parallelFor(s.batch * C, [&](int64_t begin, int64_t end) {
-    float flipped[kMaxTaps];
-    int64_t flippedChannel = -1;
-    for (int64_t plane = begin; plane < end; ++plane) {
-      const int64_t c = plane % C;
-      if (c != flippedChannel) {
-        for (int64_t t = 0; t < taps; ++t) flipped[t] = w[c * taps + taps - 1 - t];
-        flippedChannel = c;
-      }
-      PlaneCorrelation j;
-      j.g = g;
-      j.bands = &bands;
-      setSource(&j, dy + plane * g.srcH * g.srcW);
-      setReading(&j, s);
-      setDestination(&j, dx + plane * g.dstH * g.dstW);
-      j.streamOut = stream;
-      setNextPlane(&j, dy, plane, end, g.srcH * g.srcW, fetchesNext);
-      j.taps = flipped;
-      j.hasBias = bias != nullptr;
-      j.bias = bias ? bias[c] : 0.0f;
-      f32_dwconv_plane_correlate_avx512(j);
-    }
-  });
+  forEachPlane(s, g, &bands, dy, g.srcH * g.srcW, w, true, bias, dx, g.dstH * g.dstW,
+               f32_dwconv_plane_correlate_avx512);
 }
 
 // The weight gradient of small planes (usesChannelGroups), 16 channels at a
