@@ -156,17 +156,6 @@ inline int64_t bandSrcRows(int64_t rows, int64_t rowStride, int64_t kh, int64_t 
 // 5x5 kernels, the weight gradient for kernels three taps wide.
 PlaneBands describePlaneBands(const PlaneGeometry& g, bool forCorrelation);
 
-// The data gradient at strides other than 1 x 1, job.g the forward's window
-// (g.src* the dx plane, g.dst* the dy plane; colStride 1 or 2): src = dy,
-// dst = dx, taps the forward's kernel (not flipped):
-//   dx[ih][iw] = sum over taps t = i * kw + k, in order, of dy[oh][ow] *
-//     taps[t] where ih + padH - i * dilH = oh * rowStride and iw + padW -
-//     k * dilW = ow * colStride for (oh, ow) inside dy
-// (plus bias when hasBias), in the element kinds of PlaneCorrelation
-// (streamOut: dx planes of at most kBandFloats elements). The whole dy
-// plane is buffered (ScatterLayout); at a column stride of 2 each dx row is
-// computed as its two column phases, each a unit-stride correlation of dy
-// rows with the taps of its parity, then interleaved.
 // PlaneCorrelation's sums for small planes, 16 channels of one image at a
 // time with the channels in the vector lanes (a 7x7 row fills 7 of a
 // vector's 16 lanes; here every lane works): the group's src planes are
@@ -213,7 +202,20 @@ struct ChannelGroupWeightGrad {
 void f32_dwconv_channels_weight_avx512(const ChannelGroupWeightGrad& job);
 
 void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& job);
+
+// The data gradient at strides other than 1 x 1, job.g the forward's window
+// (g.src* the dx plane, g.dst* the dy plane; colStride 1 or 2): src = dy,
+// dst = dx, taps the forward's kernel (not flipped):
+//   dx[ih][iw] = sum over taps t = i * kw + k, in order, of dy[oh][ow] *
+//     taps[t] where ih + padH - i * dilH = oh * rowStride and iw + padW -
+//     k * dilW = ow * colStride for (oh, ow) inside dy
+// (plus bias when hasBias), in the element kinds of PlaneCorrelation
+// (streamOut: dx planes of at most kBandFloats elements). The whole dy
+// plane is buffered (ScatterLayout); at a column stride of 2 each dx row is
+// computed as its two column phases, each a unit-stride correlation of dy
+// rows with the taps of its parity, then interleaved.
 void f32_dwconv_plane_scatter_avx512(const PlaneCorrelation& job);
+
 void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& job);
 
 bool acceptsForward(const ConvShape& s);
