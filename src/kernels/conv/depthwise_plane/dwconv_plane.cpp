@@ -140,12 +140,13 @@ void setOperands(PlaneWeightGrad* j, const uint16_t* x, const uint16_t* dy) {
 // 1.64 -> 1.43; 192ch 28x28 level.
 bool usesChannelGroups(const PlaneGeometry& g) { return fitsChannelGroups(g) && g.dstW < kLanes; }
 
-// The correlation of each image's channels in groups of 16, the channels in
-// the vector lanes (f32_dwconv_channels_correlate_avx512); taps(c, k) gives
-// channel c's tap k (the data gradient's flipped).
-template <typename Src, typename Dst, typename Taps>
-void runChannelGroups(const ConvShape& s, const PlaneGeometry& g, const Src* src, const float* bias,
-                      Dst* dst, Taps&& tapOf) {
+// Runs kernel(job) on each image's channels in groups of 16, the channels
+// in the vector lanes (f32_dwconv_channels_*_avx512): src planes srcPlane
+// elements apart, dst planes dstPlane apart; tapOf(c, k) gives channel c's
+// tap k (the data gradient's correlation: flipped).
+template <typename Src, typename Dst, typename Taps, typename Kernel>
+void runChannelGroups(const ConvShape& s, const PlaneGeometry& g, const Src* src, int64_t srcPlane,
+                      const float* bias, Dst* dst, int64_t dstPlane, Taps&& tapOf, Kernel kernel) {
   const int64_t C = s.inChannels, taps = g.kh * g.kw;
   const int64_t groups = (C + kLanes - 1) / kLanes;
   parallelFor(s.batch * groups, [&](int64_t begin, int64_t end) {
@@ -158,16 +159,16 @@ void runChannelGroups(const ConvShape& s, const PlaneGeometry& g, const Src* src
         for (int64_t k = 0; k < taps; ++k) t[c * taps + k] = tapOf(c0 + c, k);
       PlaneCorrelation& j = job.planes;
       j.g = g;
-      setSource(&j, src + (n * C + c0) * g.srcH * g.srcW);
+      setSource(&j, src + (n * C + c0) * srcPlane);
       setReading(&j, s);
-      setDestination(&j, dst + (n * C + c0) * g.dstH * g.dstW);
+      setDestination(&j, dst + (n * C + c0) * dstPlane);
       j.taps = t;
       j.hasBias = bias != nullptr;
       job.biases = bias ? bias + c0 : nullptr;
-      job.srcChannelStride = g.srcH * g.srcW;
-      job.dstChannelStride = g.dstH * g.dstW;
+      job.srcChannelStride = srcPlane;
+      job.dstChannelStride = dstPlane;
       job.tapChannelStride = taps;
-      f32_dwconv_channels_correlate_avx512(job);
+      kernel(job);
     }
   });
 }
@@ -212,8 +213,10 @@ void runForward(const ConvShape& s, const Src* x, const float* w, const float* b
   const int64_t taps = tapsOf(s);
   const PlaneGeometry g = forwardWindow(s);
   if (usesChannelGroups(g))
-    return runChannelGroups(s, g, x, bias, y,
-                            [&](int64_t c, int64_t k) { return w[c * taps + k]; });
+    return runChannelGroups(
+        s, g, x, g.srcH * g.srcW, bias, y, g.dstH * g.dstW,
+        [&](int64_t c, int64_t k) { return w[c * taps + k]; },
+        f32_dwconv_channels_correlate_avx512);
   const PlaneBands bands = describePlaneBands(g, true);
   forEachPlane(s, g, &bands, x, g.srcH * g.srcW, w, false, bias, y, g.dstH * g.dstW,
                f32_dwconv_plane_correlate_avx512);
@@ -223,16 +226,25 @@ template <typename Src, typename Dst>
 void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const float* bias,
                      Dst* dx) {
   if (s.stride[1] != 1 || s.stride[2] != 1) {
-    // dy scattered through the forward's window (f32_dwconv_plane_scatter_avx512).
+    // dy scattered through the forward's window (f32_dwconv_*_scatter_avx512).
     const PlaneGeometry g = forwardWindow(s);
+    if (g.srcW < kLanes && fitsChannelScatter(g)) {
+      const int64_t taps = tapsOf(s);
+      return runChannelGroups(
+          s, g, dy, g.dstH * g.dstW, bias, dx, g.srcH * g.srcW,
+          [&](int64_t c, int64_t k) { return w[c * taps + k]; },
+          f32_dwconv_channels_scatter_avx512);
+    }
     return forEachPlane(s, g, nullptr, dy, g.dstH * g.dstW, w, false, bias, dx, g.srcH * g.srcW,
                         f32_dwconv_plane_scatter_avx512);
   }
   const int64_t taps = tapsOf(s);
   const PlaneGeometry g = dataGradientWindow(s);
   if (usesChannelGroups(g))
-    return runChannelGroups(s, g, dy, bias, dx,
-                            [&](int64_t c, int64_t k) { return w[c * taps + taps - 1 - k]; });
+    return runChannelGroups(
+        s, g, dy, g.srcH * g.srcW, bias, dx, g.dstH * g.dstW,
+        [&](int64_t c, int64_t k) { return w[c * taps + taps - 1 - k]; },
+        f32_dwconv_channels_correlate_avx512);
   const PlaneBands bands = describePlaneBands(g, true);
   forEachPlane(s, g, &bands, dy, g.srcH * g.srcW, w, true, bias, dx, g.dstH * g.dstW,
                f32_dwconv_plane_correlate_avx512);

@@ -186,6 +186,16 @@ inline bool fitsChannelGroups(const PlaneGeometry& g) {
          h * w * kLanes <= kChannelPlaneFloats;
 }
 void f32_dwconv_channels_correlate_avx512(const ChannelGroupCorrelation& job);
+// f32_dwconv_plane_scatter_avx512's sums for small dx planes, 16 channels
+// at a time the same way (planes.g the forward's window, src = dy, dst =
+// dx; dy planes of at most kChannelPlaneFloats / 16 positions, dx rows of
+// at most kMaxScatterColumns): each dx element's valid taps in order.
+constexpr int64_t kMaxScatterColumns = 64;
+inline bool fitsChannelScatter(const PlaneGeometry& g) {
+  return g.dstH * g.dstW * kLanes <= kChannelPlaneFloats && g.srcW <= kMaxScatterColumns &&
+         g.kw <= kMaxTaps;
+}
+void f32_dwconv_channels_scatter_avx512(const ChannelGroupCorrelation& job);
 
 // PlaneWeightGrad's sums for the same small planes, 16 channels of one
 // image at a time, the channels in the lanes: acc[t * 16 + c] += the sum

@@ -898,7 +898,94 @@ void weightChannels(const ChannelGroupWeightGrad& job, const typename D::Element
   }
 }
 
+// f32_dwconv_channels_scatter_avx512's body: dy transposed to
+// [position][16]; each dx element the sum over its valid taps (kernel rows,
+// then columns, in order) of dy * tap, 16 dx positions at a time across row
+// ends, transposed back.
+template <typename D>
+void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Element* dy,
+                     typename D::Element* dx) {
+  const PlaneCorrelation& j = job.planes;
+  const PlaneGeometry& g = j.g;
+  const int channels = job.channels;
+  const int64_t dyPositions = g.dstH * g.dstW;
+  alignas(64) float dyT[kChannelPlaneFloats];
+  for (int64_t p0 = 0; p0 < dyPositions; p0 += kLanes) {
+    __m512 v[16];
+#pragma GCC unroll 16
+    for (int ch = 0; ch < 16; ++ch)
+      v[ch] = ch < channels ? paddedColumns<D>(dy + ch * job.srcChannelStride, dyPositions, p0)
+                            : _mm512_setzero_ps();
+    simd::transpose16x16(v);
+    const int64_t n = dyPositions - p0 < kLanes ? dyPositions - p0 : kLanes;
+    for (int64_t q = 0; q < n; ++q) _mm512_store_ps(dyT + (p0 + q) * kLanes, v[q]);
+  }
+  // Per dx column: its valid W taps, in order, and the dy columns they read.
+  int64_t colTap[kMaxScatterColumns][kMaxTaps], colAt[kMaxScatterColumns][kMaxTaps];
+  int64_t colCount[kMaxScatterColumns];
+  for (int64_t iw = 0; iw < g.srcW; ++iw) {
+    colCount[iw] = 0;
+    for (int64_t k = 0; k < g.kw; ++k) {
+      const int64_t e = iw + g.padW - k * g.dilW;
+      const int64_t ow = floorDivide(e, g.colStride);
+      if (ow * g.colStride != e || ow < 0 || ow >= g.dstW) continue;
+      colTap[iw][colCount[iw]] = k;
+      colAt[iw][colCount[iw]++] = ow * kLanes;
+    }
+  }
+  const int64_t taps = g.kh * g.kw;
+  alignas(64) float t[kMaxTaps * kLanes];
+  for (int64_t k = 0; k < taps; ++k)
+    for (int ch = 0; ch < 16; ++ch)
+      t[k * kLanes + ch] = ch < channels ? j.taps[ch * job.tapChannelStride + k] : 0.0f;
+  alignas(64) float b[kLanes] = {};
+  if (j.hasBias)
+    for (int ch = 0; ch < channels; ++ch) b[ch] = job.biases[ch];
+  const __m512 bias = _mm512_load_ps(b);
+  const int64_t positions = g.srcH * g.srcW;
+  int64_t ih = 0, iw = 0;
+  for (int64_t p0 = 0; p0 < positions; p0 += kLanes) {
+    const int64_t n = positions - p0 < kLanes ? positions - p0 : kLanes;
+    __m512 y[16];
+    for (int64_t q = 0; q < 16; ++q) {
+      __m512 acc = _mm512_setzero_ps();
+      if (q < n) {
+        for (int64_t i = 0; i < g.kh; ++i) {
+          const int64_t e = ih + g.padH - i * g.dilH;
+          const int64_t oh = floorDivide(e, g.rowStride);
+          if (oh * g.rowStride != e || oh < 0 || oh >= g.dstH) continue;
+          const float* row = dyT + oh * g.dstW * kLanes;
+          const float* ti = t + i * g.kw * kLanes;
+          for (int64_t c = 0; c < colCount[iw]; ++c)
+            acc = _mm512_fmadd_ps(_mm512_load_ps(row + colAt[iw][c]),
+                                  _mm512_load_ps(ti + colTap[iw][c] * kLanes), acc);
+        }
+        if (++iw == g.srcW) {
+          iw = 0;
+          ++ih;
+        }
+      }
+      y[q] = j.hasBias ? _mm512_add_ps(acc, bias) : acc;
+    }
+    simd::transpose16x16(y);
+    const __mmask16 m = firstLanes(n);
+    for (int ch = 0; ch < channels; ++ch) D::store(dx + ch * job.dstChannelStride + p0, m, y[ch]);
+  }
+}
+
 }  // namespace
+
+void f32_dwconv_channels_scatter_avx512(const ChannelGroupCorrelation& job) {
+  const PlaneCorrelation& j = job.planes;
+  if (!j.srcWords && j.roundHf32)
+    scatterChannels<Hf32Data>(job, j.src, j.dst);
+  else if (!j.srcWords)
+    scatterChannels<F32Data>(job, j.src, j.dst);
+  else if (j.words == ElementType::F16)
+    scatterChannels<F16Data>(job, j.srcWords, j.dstWords);
+  else
+    scatterChannels<Bf16Data>(job, j.srcWords, j.dstWords);
+}
 
 void f32_dwconv_channels_weight_avx512(const ChannelGroupWeightGrad& job) {
   const PlaneWeightGrad& j = job.planes;
