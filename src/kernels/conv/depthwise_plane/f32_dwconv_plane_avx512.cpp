@@ -867,14 +867,17 @@ void weightChannels(const ChannelGroupWeightGrad& job, const typename D::Element
     const int64_t n = positions - p0 < kLanes ? positions - p0 : kLanes;
     for (int64_t q = 0; q < n; ++q) _mm512_store_ps(dyT + (p0 + q) * kLanes, v[q]);
   }
+  // Taps in blocks of NB accumulators, one sweep over the positions each:
+  // 9 for a 3x3 kernel (one sweep; blocks of 8 swept twice, the second for
+  // one tap), 16 while more remain.
   const int64_t taps = g.kh * g.kw;
-  constexpr int64_t kBlock = 8;
-  for (int64_t k0 = 0; k0 < taps; k0 += kBlock) {
-    const int64_t count = taps - k0 < kBlock ? taps - k0 : kBlock;
-    int64_t tapAt[kBlock] = {};
-    __m512 acc[kBlock];
-#pragma GCC unroll 8
-    for (int64_t k = 0; k < kBlock; ++k) {
+  auto block = [&](auto size, int64_t k0) {
+    constexpr int NB = decltype(size)::value;
+    const int64_t count = taps - k0 < NB ? taps - k0 : NB;
+    int64_t tapAt[NB];
+    __m512 acc[NB];
+#pragma GCC unroll 16
+    for (int k = 0; k < NB; ++k) {
       const int64_t t = k0 + (k < count ? k : 0);
       tapAt[k] = (t / g.kw * g.dilH * W + t % g.kw * g.dilW) * kLanes;
       acc[k] = _mm512_setzero_ps();
@@ -883,8 +886,8 @@ void weightChannels(const ChannelGroupWeightGrad& job, const typename D::Element
     for (int64_t p = 0; p < positions; ++p) {
       const __m512 d = _mm512_load_ps(dyT + p * kLanes);
       const float* at = xp + (oh * g.rowStride * W + ow * g.colStride) * kLanes;
-#pragma GCC unroll 8
-      for (int64_t k = 0; k < kBlock; ++k)
+#pragma GCC unroll 16
+      for (int k = 0; k < NB; ++k)
         acc[k] = _mm512_fmadd_ps(_mm512_load_ps(at + tapAt[k]), d, acc[k]);
       if (++ow == g.dstW) {
         ow = 0;
@@ -895,6 +898,16 @@ void weightChannels(const ChannelGroupWeightGrad& job, const typename D::Element
       float* sum = j.acc + (k0 + k) * kLanes;
       _mm512_storeu_ps(sum, _mm512_add_ps(_mm512_loadu_ps(sum), acc[k]));
     }
+    return k0 + count;
+  };
+  for (int64_t k0 = 0; k0 < taps;) {
+    const int64_t left = taps - k0;
+    if (left > 9)
+      k0 = block(std::integral_constant<int, 16>{}, k0);
+    else if (left > 4)
+      k0 = block(std::integral_constant<int, 9>{}, k0);
+    else
+      k0 = block(std::integral_constant<int, 4>{}, k0);
   }
 }
 
