@@ -986,75 +986,70 @@ void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Eleme
   }
 }
 
+// Calls run(kind) with the element kind of a job's operands: its 16-bit
+// words of type `words` where it has them, else fp32 (rounded to HF32 as
+// read where roundHf32).
+template <typename Run>
+void withElements(bool hasWords, ElementType words, bool roundHf32, Run&& run) {
+  if (!hasWords && roundHf32) return run(Hf32Data{});
+  if (!hasWords) return run(F32Data{});
+  if (words == ElementType::F16) return run(F16Data{});
+  run(Bf16Data{});
+}
+// The job's operand pointer for kind D: the fp32 one or the words one.
+template <typename D, typename F, typename W>
+auto* elementsOf(F* floats, W* words) {
+  if constexpr (std::is_same_v<typename D::Element, float>)
+    return floats;
+  else
+    return words;
+}
+
 }  // namespace
 
 void f32_dwconv_channels_scatter_avx512(const ChannelGroupCorrelation& job) {
   const PlaneCorrelation& j = job.planes;
-  if (!j.srcWords && j.roundHf32)
-    scatterChannels<Hf32Data>(job, j.src, j.dst);
-  else if (!j.srcWords)
-    scatterChannels<F32Data>(job, j.src, j.dst);
-  else if (j.words == ElementType::F16)
-    scatterChannels<F16Data>(job, j.srcWords, j.dstWords);
-  else
-    scatterChannels<Bf16Data>(job, j.srcWords, j.dstWords);
+  withElements(j.srcWords != nullptr, j.words, j.roundHf32, [&](auto kind) {
+    using D = decltype(kind);
+    scatterChannels<D>(job, elementsOf<D>(j.src, j.srcWords), elementsOf<D>(j.dst, j.dstWords));
+  });
 }
 
 void f32_dwconv_channels_weight_avx512(const ChannelGroupWeightGrad& job) {
   const PlaneWeightGrad& j = job.planes;
-  if (!j.xWords && j.roundHf32)
-    weightChannels<Hf32Data>(job, j.x, j.dy);
-  else if (!j.xWords)
-    weightChannels<F32Data>(job, j.x, j.dy);
-  else if (j.words == ElementType::F16)
-    weightChannels<F16Data>(job, j.xWords, j.dyWords);
-  else
-    weightChannels<Bf16Data>(job, j.xWords, j.dyWords);
+  withElements(j.xWords != nullptr, j.words, j.roundHf32, [&](auto kind) {
+    using D = decltype(kind);
+    weightChannels<D>(job, elementsOf<D>(j.x, j.xWords), elementsOf<D>(j.dy, j.dyWords));
+  });
 }
 
 void f32_dwconv_channels_correlate_avx512(const ChannelGroupCorrelation& job) {
   const PlaneCorrelation& j = job.planes;
-  if (!j.srcWords && j.roundHf32)
-    correlateChannels<Hf32Data>(job, j.src, j.dst);
-  else if (!j.srcWords)
-    correlateChannels<F32Data>(job, j.src, j.dst);
-  else if (j.words == ElementType::F16)
-    correlateChannels<F16Data>(job, j.srcWords, j.dstWords);
-  else
-    correlateChannels<Bf16Data>(job, j.srcWords, j.dstWords);
+  withElements(j.srcWords != nullptr, j.words, j.roundHf32, [&](auto kind) {
+    using D = decltype(kind);
+    correlateChannels<D>(job, elementsOf<D>(j.src, j.srcWords), elementsOf<D>(j.dst, j.dstWords));
+  });
 }
 
 void f32_dwconv_plane_scatter_avx512(const PlaneCorrelation& j) {
-  if (!j.srcWords && j.roundHf32)
-    scatter<Hf32Data>(j, j.src, j.dst);
-  else if (!j.srcWords)
-    scatter<F32Data>(j, j.src, j.dst);
-  else if (j.words == ElementType::F16)
-    scatter<F16Data>(j, j.srcWords, j.dstWords);
-  else
-    scatter<Bf16Data>(j, j.srcWords, j.dstWords);
+  withElements(j.srcWords != nullptr, j.words, j.roundHf32, [&](auto kind) {
+    using D = decltype(kind);
+    scatter<D>(j, elementsOf<D>(j.src, j.srcWords), elementsOf<D>(j.dst, j.dstWords));
+  });
 }
 
 void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& j) {
-  if (!j.srcWords && j.roundHf32)
-    correlate<Hf32Data>(j, j.src, j.dst);
-  else if (!j.srcWords)
-    correlate<F32Data>(j, j.src, j.dst);
-  else if (j.words == ElementType::F16)
-    correlate<F16Data>(j, j.srcWords, j.dstWords);
-  else
-    correlate<Bf16Data>(j, j.srcWords, j.dstWords);
+  withElements(j.srcWords != nullptr, j.words, j.roundHf32, [&](auto kind) {
+    using D = decltype(kind);
+    correlate<D>(j, elementsOf<D>(j.src, j.srcWords), elementsOf<D>(j.dst, j.dstWords));
+  });
 }
 
 void f32_dwconv_plane_weight_avx512(const PlaneWeightGrad& j) {
-  if (!j.xWords && j.roundHf32)
-    weightGrad<Hf32Data>(j, j.x, j.dy);
-  else if (!j.xWords)
-    weightGrad<F32Data>(j, j.x, j.dy);
-  else if (j.words == ElementType::F16)
-    weightGrad<F16Data>(j, j.xWords, j.dyWords);
-  else
-    weightGrad<Bf16Data>(j, j.xWords, j.dyWords);
+  withElements(j.xWords != nullptr, j.words, j.roundHf32, [&](auto kind) {
+    using D = decltype(kind);
+    weightGrad<D>(j, elementsOf<D>(j.x, j.xWords), elementsOf<D>(j.dy, j.dyWords));
+  });
 }
 
 }  // namespace depthwise_plane
