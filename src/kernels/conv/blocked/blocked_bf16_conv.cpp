@@ -120,6 +120,7 @@ void doubleTaps(RowPassPlan* p, TapTable* table) {
         table->weightTap[j] = table->weightTap[i];
       }
     }
+    indexByBlock(table, 2 * n, p->blocks.redPerGroup);
   }
   p->tapsPerTile = 2 * n;
   for (int64_t i = 0; i < p->phaseCount; ++i) {
@@ -175,8 +176,7 @@ bool planWords(Isa isa, const ConvShape& s, RowPassKind pass, WordPlan* wp,
   wp->weightOffset =
       r.take(static_cast<uint64_t>(p.tileWeightFloats) * static_cast<uint64_t>(p.blocks.tiles),
              sizeof(uint32_t));
-  wp->tapOffset =
-      r.take(static_cast<uint64_t>(p.tapsPerTile), sizeof(int64_t) + 2 * sizeof(int32_t));
+  wp->tapOffset = r.take(static_cast<uint64_t>(p.tapsPerTile) + 1, kTapTableEntryBytes);
   wp->bytes = r.next;
   return r.ok && p.blocks.tiles > 0;
 }
@@ -236,7 +236,7 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
     const int64_t c0 = (firstReduction(p.blocks, ob0) + r) * perBlock;
     if (redChannels - c0 < perBlock) return false;
     int64_t entryOfTap[kMaxRunTaps];
-    if (!entriesOfBlock(table, p.tapsPerTile, r, taps, entryOfTap)) return false;
+    if (!entriesOfBlock(table, r, taps, entryOfTap)) return false;
     for (int b = 0; b < nb; ++b) {
       const int64_t o0 = (ob0 + b) * kLanes;
       const int outLanes = static_cast<int>(std::clamp<int64_t>(outChannels - o0, 0, kLanes));
@@ -326,8 +326,8 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
       }
       const int64_t r = unit % unitsPerTile;
       if (packRuns(tile, r, &seen)) continue;
-      for (int64_t i = 0; i < p.tapsPerTile; ++i)
-        if (table.redIndex[i] == r) packEntry(tile, i, &seen);
+      for (int64_t k = table.blockBegin[r]; k < table.blockBegin[r + 1]; ++k)
+        packEntry(tile, table.byBlock[k], &seen);
     }
     if (seen) unsafe.store(true, std::memory_order_relaxed);
   });

@@ -141,9 +141,8 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
       // One reduction block's entries at a time (the table may run the
       // blocks inside the taps), so that each buffer fill serves a run of
       // them.
-      for (int64_t n = 0; n < p.tapsPerTile * p.blocks.redPerGroup; ++n) {
-        const int64_t i = n % p.tapsPerTile;
-        if (table.redIndex[i] != n / p.tapsPerTile) continue;
+      for (int64_t n = 0; n < table.blockBegin[table.blocks]; ++n) {
+        const int64_t i = table.byBlock[n];
         const int64_t tap = table.weightTap[i];
         const int64_t red = (red0 + table.redIndex[i]) * kLanes;
         if (red != bufferRed || tap < bufferTap0 || tap >= bufferTap0 + kPackSliceTaps) {
@@ -179,7 +178,7 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
             int64_t entryOfTap[kPackSliceTaps];
             float* tapDst[kPackSliceTaps];
             if (w.taps <= kPackSliceTaps &&
-                entriesOfBlock(table, p.tapsPerTile, table.redIndex[i], w.taps, entryOfTap)) {
+                entriesOfBlock(table, table.redIndex[i], w.taps, entryOfTap)) {
               for (int64_t t = 0; t < w.taps; ++t) tapDst[t] = dst + entryOfTap[t] * p.tapFloats;
               job.tapDst = tapDst;
             }

@@ -455,24 +455,49 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   p.outOffset = region.take(floatBytes(p.out.floats, &ok));
   p.weightOffset = region.take(
       floatBytes(static_cast<uint64_t>(sz.mul(p.tileWeightFloats, p.blocks.tiles)), &ok));
-  p.tapOffset = region.take(static_cast<uint64_t>(sz.mul(taps, int64_t{sizeof(int64_t)})));
-  region.take(static_cast<uint64_t>(sz.mul(taps, int64_t{2 * sizeof(int32_t)})));
+  p.tapOffset = region.take(static_cast<uint64_t>(sz.mul(sz.add(taps, 1), kTapTableEntryBytes)));
   p.bytes = region.next;
+  if (table && sz.ok) indexByBlock(table, taps, p.blocks.redPerGroup);
   return ok && region.ok && sz.ok;
 }
 
-bool entriesOfBlock(const TapTable& table, int64_t tapsPerTile, int64_t red, int64_t taps,
-                    int64_t* entryOfTap) {
+void indexByBlock(TapTable* table, int64_t entries, int64_t blocks) {
+  TapTable& t = *table;
+  t.blocks = std::clamp<int64_t>(blocks, 0, entries);
+  // Counts at blockBegin[r + 1], summed into block ends, then each entry
+  // placed (in reverse, so each block keeps table order) at its block's end
+  // moved down one; the ends are then starts, shifted down one place.
+  std::fill(t.blockBegin, t.blockBegin + t.blocks + 1, 0);
+  std::fill(t.byBlock, t.byBlock + entries, 0);
+  int32_t counted = 0;
+  for (int64_t i = 0; i < entries; ++i) {
+    const int64_t r = t.redIndex[i];
+    if (r < 0 || r >= t.blocks) continue;
+    ++t.blockBegin[r + 1];
+    ++counted;
+  }
+  for (int64_t r = 0; r < t.blocks; ++r) t.blockBegin[r + 1] += t.blockBegin[r];
+  for (int64_t i = entries - 1; i >= 0; --i) {
+    const int64_t r = t.redIndex[i];
+    if (r >= 0 && r < t.blocks && t.blockBegin[r + 1] > 0)
+      t.byBlock[--t.blockBegin[r + 1]] = static_cast<int32_t>(i);
+  }
+  for (int64_t r = 0; r < t.blocks; ++r) t.blockBegin[r] = t.blockBegin[r + 1];
+  t.blockBegin[t.blocks] = counted;
+}
+
+bool entriesOfBlock(const TapTable& table, int64_t red, int64_t taps, int64_t* entryOfTap) {
   for (int64_t t = 0; t < taps; ++t) entryOfTap[t] = -1;
-  int64_t found = 0;
-  for (int64_t i = 0; i < tapsPerTile; ++i) {
-    if (table.redIndex[i] != red) continue;
+  if (red < 0 || red >= table.blocks) return false;
+  const int64_t begin = table.blockBegin[red], end = table.blockBegin[red + 1];
+  if (end - begin != taps) return false;
+  for (int64_t k = begin; k < end; ++k) {
+    const int64_t i = table.byBlock[k];
     const int64_t t = table.weightTap[i];
     if (t < 0 || t >= taps || entryOfTap[t] >= 0) return false;
     entryOfTap[t] = i;
-    ++found;
   }
-  return found == taps;
+  return true;
 }
 
 void tileBlocks(const ChannelBlocks& b, int64_t tile, int64_t* first, int* nb) {
