@@ -54,7 +54,7 @@ TEST(TapTableIndex, BlockTapMapNeedsEachTapOnce) {
     t.weightTap[i] = static_cast<int32_t>(i / 2);
   }
   indexByBlock(&t, 6, 2);
-  int64_t entryOfTap[3];
+  int64_t entryOfTap[4];
   ASSERT_TRUE(entriesOfBlock(t, 1, 3, entryOfTap));
   EXPECT_EQ(entryOfTap[0], 1);
   EXPECT_EQ(entryOfTap[1], 3);
