@@ -142,32 +142,31 @@ bool usesChannelGroups(const PlaneGeometry& g) { return fitsChannelGroups(g) && 
 
 // Runs kernel(job) on each image's channels in groups of 16, the channels
 // in the vector lanes (f32_dwconv_channels_*_avx512): src planes srcPlane
-// elements apart, dst planes dstPlane apart; tapOf(c, k) gives channel c's
-// tap k (the data gradient's correlation: flipped).
-template <typename Src, typename Dst, typename Taps, typename Kernel>
+// elements apart, dst planes dstPlane apart, channel c's taps at w + c *
+// taps, reversed where `flip` (the data gradient's correlation).
+template <typename Src, typename Dst, typename Kernel>
 void runChannelGroups(const ConvShape& s, const PlaneGeometry& g, const Src* src, int64_t srcPlane,
-                      const float* bias, Dst* dst, int64_t dstPlane, Taps&& tapOf, Kernel kernel) {
+                      const float* w, bool flip, const float* bias, Dst* dst, int64_t dstPlane,
+                      Kernel kernel) {
   const int64_t C = s.inChannels, taps = g.kh * g.kw;
   const int64_t groups = (C + kLanes - 1) / kLanes;
   parallelFor(s.batch * groups, [&](int64_t begin, int64_t end) {
-    float t[kLanes * kMaxTaps];
     for (int64_t item = begin; item < end; ++item) {
       const int64_t n = item / groups, c0 = item % groups * kLanes;
       ChannelGroupCorrelation job;
       job.channels = static_cast<int>(C - c0 < kLanes ? C - c0 : kLanes);
-      for (int64_t c = 0; c < job.channels; ++c)
-        for (int64_t k = 0; k < taps; ++k) t[c * taps + k] = tapOf(c0 + c, k);
       PlaneCorrelation& j = job.planes;
       j.g = g;
       setSource(&j, src + (n * C + c0) * srcPlane);
       setReading(&j, s);
       setDestination(&j, dst + (n * C + c0) * dstPlane);
-      j.taps = t;
+      j.taps = w + c0 * taps;
       j.hasBias = bias != nullptr;
       job.biases = bias ? bias + c0 : nullptr;
       job.srcChannelStride = srcPlane;
       job.dstChannelStride = dstPlane;
       job.tapChannelStride = taps;
+      job.reversedTaps = flip;
       kernel(job);
     }
   });
@@ -210,13 +209,10 @@ void forEachPlane(const ConvShape& s, const PlaneGeometry& g, const PlaneBands* 
 
 template <typename Src, typename Dst>
 void runForward(const ConvShape& s, const Src* x, const float* w, const float* bias, Dst* y) {
-  const int64_t taps = tapsOf(s);
   const PlaneGeometry g = forwardWindow(s);
   if (usesChannelGroups(g))
-    return runChannelGroups(
-        s, g, x, g.srcH * g.srcW, bias, y, g.dstH * g.dstW,
-        [&](int64_t c, int64_t k) { return w[c * taps + k]; },
-        f32_dwconv_channels_correlate_avx512);
+    return runChannelGroups(s, g, x, g.srcH * g.srcW, w, false, bias, y, g.dstH * g.dstW,
+                            f32_dwconv_channels_correlate_avx512);
   const PlaneBands bands = describePlaneBands(g, true);
   forEachPlane(s, g, &bands, x, g.srcH * g.srcW, w, false, bias, y, g.dstH * g.dstW,
                f32_dwconv_plane_correlate_avx512);
@@ -229,22 +225,16 @@ void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const fl
     // dy scattered through the forward's window (f32_dwconv_*_scatter_avx512).
     const PlaneGeometry g = forwardWindow(s);
     if (g.srcW < kLanes && fitsChannelScatter(g)) {
-      const int64_t taps = tapsOf(s);
-      return runChannelGroups(
-          s, g, dy, g.dstH * g.dstW, bias, dx, g.srcH * g.srcW,
-          [&](int64_t c, int64_t k) { return w[c * taps + k]; },
-          f32_dwconv_channels_scatter_avx512);
+      return runChannelGroups(s, g, dy, g.dstH * g.dstW, w, false, bias, dx, g.srcH * g.srcW,
+                              f32_dwconv_channels_scatter_avx512);
     }
     return forEachPlane(s, g, nullptr, dy, g.dstH * g.dstW, w, false, bias, dx, g.srcH * g.srcW,
                         f32_dwconv_plane_scatter_avx512);
   }
-  const int64_t taps = tapsOf(s);
   const PlaneGeometry g = dataGradientWindow(s);
   if (usesChannelGroups(g))
-    return runChannelGroups(
-        s, g, dy, g.srcH * g.srcW, bias, dx, g.dstH * g.dstW,
-        [&](int64_t c, int64_t k) { return w[c * taps + taps - 1 - k]; },
-        f32_dwconv_channels_correlate_avx512);
+    return runChannelGroups(s, g, dy, g.srcH * g.srcW, w, true, bias, dx, g.dstH * g.dstW,
+                            f32_dwconv_channels_correlate_avx512);
   const PlaneBands bands = describePlaneBands(g, true);
   forEachPlane(s, g, &bands, dy, g.srcH * g.srcW, w, true, bias, dx, g.dstH * g.dstW,
                f32_dwconv_plane_correlate_avx512);

@@ -163,13 +163,16 @@ PlaneBands describePlaneBands(const PlaneGeometry& g, bool forCorrelation);
 // taps summed in order (the same sums as the plane kernels), each output
 // row transposed back. src, dst and taps of channel c at src + c *
 // srcChannelStride (likewise dst) and taps + c * tapChannelStride, for c
-// < channels (1..16); the other job fields as PlaneCorrelation's (g
-// within fitsChannelGroups; bands, next and streamOut unused).
+// < channels (1..16), tap k at k or, where reversedTaps (the data
+// gradient's correlation), at kh * kw - 1 - k; the other job fields as
+// PlaneCorrelation's (g within fitsChannelGroups; bands, next and
+// streamOut unused).
 constexpr int64_t kChannelPlaneFloats = 8192;
 struct ChannelGroupCorrelation {
   PlaneCorrelation planes;
   int channels = 16;
   int64_t srcChannelStride = 0, dstChannelStride = 0, tapChannelStride = 0;
+  bool reversedTaps = false;
   const float* biases = nullptr;  // one per channel, or null
 };
 // The padded src plane's rows and columns the window reads.

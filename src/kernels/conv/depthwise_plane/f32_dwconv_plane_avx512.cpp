@@ -781,6 +781,17 @@ void transposePaddedPlanes(const typename D::Element* src, int64_t stride, int c
 }
 
 // f32_dwconv_channels_correlate_avx512's body.
+// Each tap's weights across the group's channels (zero past `channels`):
+// t[k * 16 + ch].
+void gatherChannelTaps(const ChannelGroupCorrelation& job, int64_t taps, float* t) {
+  for (int64_t k = 0; k < taps; ++k) {
+    const int64_t from = job.reversedTaps ? taps - 1 - k : k;
+    for (int ch = 0; ch < kLanes; ++ch)
+      t[k * kLanes + ch] =
+          ch < job.channels ? job.planes.taps[ch * job.tapChannelStride + from] : 0.0f;
+  }
+}
+
 template <typename D>
 void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Element* src,
                        typename D::Element* dst) {
@@ -795,11 +806,9 @@ void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Ele
   const int64_t taps = g.kh * g.kw;
   alignas(64) float t[kMaxTaps * kLanes];
   int64_t tapAt[kMaxTaps];
-  for (int64_t k = 0; k < taps; ++k) {
-    for (int ch = 0; ch < 16; ++ch)
-      t[k * kLanes + ch] = ch < channels ? j.taps[ch * job.tapChannelStride + k] : 0.0f;
+  gatherChannelTaps(job, taps, t);
+  for (int64_t k = 0; k < taps; ++k)
     tapAt[k] = (k / g.kw * g.dilH * W + k % g.kw * g.dilW) * kLanes;
-  }
   alignas(64) float b[kLanes] = {};
   if (j.hasBias)
     for (int ch = 0; ch < channels; ++ch) b[ch] = job.biases[ch];
@@ -948,9 +957,7 @@ void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Eleme
   }
   const int64_t taps = g.kh * g.kw;
   alignas(64) float t[kMaxTaps * kLanes];
-  for (int64_t k = 0; k < taps; ++k)
-    for (int ch = 0; ch < 16; ++ch)
-      t[k * kLanes + ch] = ch < channels ? j.taps[ch * job.tapChannelStride + k] : 0.0f;
+  gatherChannelTaps(job, taps, t);
   alignas(64) float b[kLanes] = {};
   if (j.hasBias)
     for (int ch = 0; ch < channels; ++ch) b[ch] = job.biases[ch];
