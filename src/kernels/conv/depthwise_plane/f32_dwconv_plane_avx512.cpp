@@ -943,6 +943,7 @@ void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Eleme
     for (int64_t q = 0; q < n; ++q) _mm512_store_ps(dyT + (p0 + q) * kLanes, v[q]);
   }
   // Per dx column: its valid W taps, in order, and the dy columns they read.
+  // colTap: the tap's offset in a kernel row of t.
   int64_t colTap[kMaxScatterColumns][kMaxTaps], colAt[kMaxScatterColumns][kMaxTaps];
   int64_t colCount[kMaxScatterColumns];
   for (int64_t iw = 0; iw < g.srcW; ++iw) {
@@ -951,7 +952,7 @@ void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Eleme
       const int64_t e = iw + g.padW - k * g.dilW;
       const int64_t ow = floorDivide(e, g.colStride);
       if (ow * g.colStride != e || ow < 0 || ow >= g.dstW) continue;
-      colTap[iw][colCount[iw]] = k;
+      colTap[iw][colCount[iw]] = k * kLanes;
       colAt[iw][colCount[iw]++] = ow * kLanes;
     }
   }
@@ -962,27 +963,38 @@ void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Eleme
   if (j.hasBias)
     for (int ch = 0; ch < channels; ++ch) b[ch] = job.biases[ch];
   const __m512 bias = _mm512_load_ps(b);
+  // The current dx row's valid kernel rows, in order: their dy rows and
+  // their taps (worked out once per row: per position, the divisions were
+  // most of the pass).
+  int64_t rowCount = 0;
+  const float* rowDy[kMaxTaps];
+  const float* rowTaps[kMaxTaps];
+  auto rowsOf = [&](int64_t ih) {
+    rowCount = 0;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t e = ih + g.padH - i * g.dilH;
+      const int64_t oh = floorDivide(e, g.rowStride);
+      if (oh * g.rowStride != e || oh < 0 || oh >= g.dstH) continue;
+      rowDy[rowCount] = dyT + oh * g.dstW * kLanes;
+      rowTaps[rowCount++] = t + i * g.kw * kLanes;
+    }
+  };
   const int64_t positions = g.srcH * g.srcW;
   int64_t ih = 0, iw = 0;
+  rowsOf(0);
   for (int64_t p0 = 0; p0 < positions; p0 += kLanes) {
     const int64_t n = positions - p0 < kLanes ? positions - p0 : kLanes;
     __m512 y[16];
     for (int64_t q = 0; q < 16; ++q) {
       __m512 acc = _mm512_setzero_ps();
       if (q < n) {
-        for (int64_t i = 0; i < g.kh; ++i) {
-          const int64_t e = ih + g.padH - i * g.dilH;
-          const int64_t oh = floorDivide(e, g.rowStride);
-          if (oh * g.rowStride != e || oh < 0 || oh >= g.dstH) continue;
-          const float* row = dyT + oh * g.dstW * kLanes;
-          const float* ti = t + i * g.kw * kLanes;
+        for (int64_t r = 0; r < rowCount; ++r)
           for (int64_t c = 0; c < colCount[iw]; ++c)
-            acc = _mm512_fmadd_ps(_mm512_load_ps(row + colAt[iw][c]),
-                                  _mm512_load_ps(ti + colTap[iw][c] * kLanes), acc);
-        }
+            acc = _mm512_fmadd_ps(_mm512_load_ps(rowDy[r] + colAt[iw][c]),
+                                  _mm512_load_ps(rowTaps[r] + colTap[iw][c]), acc);
         if (++iw == g.srcW) {
           iw = 0;
-          ++ih;
+          if (++ih < g.srcH) rowsOf(ih);
         }
       }
       y[q] = j.hasBias ? _mm512_add_ps(acc, bias) : acc;
