@@ -780,7 +780,6 @@ void transposePaddedPlanes(const typename D::Element* src, int64_t stride, int c
   }
 }
 
-// f32_dwconv_channels_correlate_avx512's body.
 // Each tap's weights across the group's channels (zero past `channels`):
 // t[k * 16 + ch].
 void gatherChannelTaps(const ChannelGroupCorrelation& job, int64_t taps, float* t) {
@@ -792,6 +791,7 @@ void gatherChannelTaps(const ChannelGroupCorrelation& job, int64_t taps, float* 
   }
 }
 
+// f32_dwconv_channels_correlate_avx512's body.
 template <typename D>
 void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Element* src,
                        typename D::Element* dst) {
