@@ -207,15 +207,24 @@ void forEachPlane(const ConvShape& s, const PlaneGeometry& g, const PlaneBands* 
   });
 }
 
+// The correlation of the window g (the forward's, or the data gradient's
+// with its taps flipped): in channel groups for small planes, else plane
+// by plane.
 template <typename Src, typename Dst>
-void runForward(const ConvShape& s, const Src* x, const float* w, const float* bias, Dst* y) {
-  const PlaneGeometry g = forwardWindow(s);
+void runCorrelation(const ConvShape& s, const PlaneGeometry& g, const Src* src, const float* w,
+                    bool flip, const float* bias, Dst* dst) {
+  const int64_t srcPlane = g.srcH * g.srcW, dstPlane = g.dstH * g.dstW;
   if (usesChannelGroups(g))
-    return runChannelGroups(s, g, x, g.srcH * g.srcW, w, false, bias, y, g.dstH * g.dstW,
+    return runChannelGroups(s, g, src, srcPlane, w, flip, bias, dst, dstPlane,
                             f32_dwconv_channels_correlate_avx512);
   const PlaneBands bands = describePlaneBands(g, true);
-  forEachPlane(s, g, &bands, x, g.srcH * g.srcW, w, false, bias, y, g.dstH * g.dstW,
+  forEachPlane(s, g, &bands, src, srcPlane, w, flip, bias, dst, dstPlane,
                f32_dwconv_plane_correlate_avx512);
+}
+
+template <typename Src, typename Dst>
+void runForward(const ConvShape& s, const Src* x, const float* w, const float* bias, Dst* y) {
+  runCorrelation(s, forwardWindow(s), x, w, false, bias, y);
 }
 
 template <typename Src, typename Dst>
@@ -231,13 +240,7 @@ void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const fl
     return forEachPlane(s, g, nullptr, dy, g.dstH * g.dstW, w, false, bias, dx, g.srcH * g.srcW,
                         f32_dwconv_plane_scatter_avx512);
   }
-  const PlaneGeometry g = dataGradientWindow(s);
-  if (usesChannelGroups(g))
-    return runChannelGroups(s, g, dy, g.srcH * g.srcW, w, true, bias, dx, g.dstH * g.dstW,
-                            f32_dwconv_channels_correlate_avx512);
-  const PlaneBands bands = describePlaneBands(g, true);
-  forEachPlane(s, g, &bands, dy, g.srcH * g.srcW, w, true, bias, dx, g.dstH * g.dstW,
-               f32_dwconv_plane_correlate_avx512);
+  runCorrelation(s, dataGradientWindow(s), dy, w, true, bias, dx);
 }
 
 // The weight gradient of small planes (usesChannelGroups), 16 channels at a

@@ -780,6 +780,32 @@ void transposePaddedPlanes(const typename D::Element* src, int64_t stride, int c
   }
 }
 
+// The first `positions` positions of `channels` planes (stride apart),
+// transposed: out[p * 16 + c] (zero in the lanes past `channels`).
+template <typename D>
+void transposePlanePositions(const typename D::Element* src, int64_t stride, int channels,
+                             int64_t positions, float* out) {
+  for (int64_t p0 = 0; p0 < positions; p0 += kLanes) {
+    __m512 v[16];
+#pragma GCC unroll 16
+    for (int ch = 0; ch < 16; ++ch)
+      v[ch] =
+          ch < channels ? paddedColumns<D>(src + ch * stride, positions, p0) : _mm512_setzero_ps();
+    simd::transpose16x16(v);
+    const int64_t n = positions - p0 < kLanes ? positions - p0 : kLanes;
+    for (int64_t q = 0; q < n; ++q) _mm512_store_ps(out + (p0 + q) * kLanes, v[q]);
+  }
+}
+
+// The group's biases, one per lane (zero past `channels`, or without a
+// bias).
+__m512 channelBiases(const ChannelGroupCorrelation& job) {
+  alignas(64) float b[kLanes] = {};
+  if (job.planes.hasBias)
+    for (int ch = 0; ch < job.channels; ++ch) b[ch] = job.biases[ch];
+  return _mm512_load_ps(b);
+}
+
 // Each tap's weights across the group's channels (zero past `channels`):
 // t[k * 16 + ch].
 void gatherChannelTaps(const ChannelGroupCorrelation& job, int64_t taps, float* t) {
@@ -809,10 +835,7 @@ void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Ele
   gatherChannelTaps(job, taps, t);
   for (int64_t k = 0; k < taps; ++k)
     tapAt[k] = (k / g.kw * g.dilH * W + k % g.kw * g.dilW) * kLanes;
-  alignas(64) float b[kLanes] = {};
-  if (j.hasBias)
-    for (int ch = 0; ch < channels; ++ch) b[ch] = job.biases[ch];
-  const __m512 bias = _mm512_load_ps(b);
+  const __m512 bias = channelBiases(job);
   // The dst plane, contiguous per channel, 16 positions at a time (across
   // row ends: a 7x7 plane in 4 steps, not 7): 16 independent sums, each
   // over its taps in order.
@@ -853,8 +876,8 @@ void correlateChannels(const ChannelGroupCorrelation& job, const typename D::Ele
 }
 
 // f32_dwconv_channels_weight_avx512's body: x transposed and padded as the
-// forward's, dy transposed to [position][16]; then each block of up to 8
-// taps sums over the positions in order, one accumulator per tap.
+// forward's, dy transposed to [position][16]; then each block of taps
+// sums over the positions in order, one accumulator per tap.
 template <typename D>
 void weightChannels(const ChannelGroupWeightGrad& job, const typename D::Element* x,
                     const typename D::Element* dy) {
@@ -866,16 +889,7 @@ void weightChannels(const ChannelGroupWeightGrad& job, const typename D::Element
   transposePaddedPlanes<D>(x, job.xChannelStride, channels, g, xp);
   const int64_t positions = g.dstH * g.dstW;
   alignas(64) float dyT[kChannelPlaneFloats];
-  for (int64_t p0 = 0; p0 < positions; p0 += kLanes) {
-    __m512 v[16];
-#pragma GCC unroll 16
-    for (int ch = 0; ch < 16; ++ch)
-      v[ch] = ch < channels ? paddedColumns<D>(dy + ch * job.dyChannelStride, positions, p0)
-                            : _mm512_setzero_ps();
-    simd::transpose16x16(v);
-    const int64_t n = positions - p0 < kLanes ? positions - p0 : kLanes;
-    for (int64_t q = 0; q < n; ++q) _mm512_store_ps(dyT + (p0 + q) * kLanes, v[q]);
-  }
+  transposePlanePositions<D>(dy, job.dyChannelStride, channels, positions, dyT);
   // Taps in blocks of NB accumulators, one sweep over the positions each:
   // 9 for a 3x3 kernel (one sweep; blocks of 8 swept twice, the second for
   // one tap), 16 while more remain.
@@ -932,16 +946,7 @@ void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Eleme
   const int channels = job.channels;
   const int64_t dyPositions = g.dstH * g.dstW;
   alignas(64) float dyT[kChannelPlaneFloats];
-  for (int64_t p0 = 0; p0 < dyPositions; p0 += kLanes) {
-    __m512 v[16];
-#pragma GCC unroll 16
-    for (int ch = 0; ch < 16; ++ch)
-      v[ch] = ch < channels ? paddedColumns<D>(dy + ch * job.srcChannelStride, dyPositions, p0)
-                            : _mm512_setzero_ps();
-    simd::transpose16x16(v);
-    const int64_t n = dyPositions - p0 < kLanes ? dyPositions - p0 : kLanes;
-    for (int64_t q = 0; q < n; ++q) _mm512_store_ps(dyT + (p0 + q) * kLanes, v[q]);
-  }
+  transposePlanePositions<D>(dy, job.srcChannelStride, channels, dyPositions, dyT);
   // Per dx column: its valid W taps, in order, and the dy columns they read.
   // colTap: the tap's offset in a kernel row of t.
   int64_t colTap[kMaxScatterColumns][kMaxTaps], colAt[kMaxScatterColumns][kMaxTaps];
@@ -959,10 +964,7 @@ void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Eleme
   const int64_t taps = g.kh * g.kw;
   alignas(64) float t[kMaxTaps * kLanes];
   gatherChannelTaps(job, taps, t);
-  alignas(64) float b[kLanes] = {};
-  if (j.hasBias)
-    for (int ch = 0; ch < channels; ++ch) b[ch] = job.biases[ch];
-  const __m512 bias = _mm512_load_ps(b);
+  const __m512 bias = channelBiases(job);
   // The current dx row's valid kernel rows, in order: their dy rows and
   // their taps (worked out once per row: per position, the divisions were
   // most of the pass).
