@@ -17,6 +17,8 @@ namespace aclcpu {
 namespace {
 
 thread_local bool tInsideRegion = false;
+// This thread's place in the team of the region it runs (see regionWorker).
+thread_local RegionWorker tWorker;
 
 int defaultThreadCount() {
   if (const char* env = std::getenv("ACLNN_CPU_THREADS")) {
@@ -71,7 +73,7 @@ bool pollFor(Ready&& ready) {
 class ThreadPool {
  public:
   explicit ThreadPool(int threads) : threadCount_(threads) {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { workerLoop(); });
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { workerLoop(i); });
   }
 
   ~ThreadPool() {
@@ -106,7 +108,9 @@ class ThreadPool {
     }
     // The caller works too; a nested parallelFor from its chunks runs inline.
     tInsideRegion = true;
+    tWorker = RegionWorker{0, threadCount_};
     runChunks(body, count, chunks);
+    tWorker = RegionWorker{};
     tInsideRegion = false;
     // Wait for the chunks and for every worker to leave the region, so that
     // no worker still reads this region's state when the next one is set up.
@@ -137,8 +141,9 @@ class ThreadPool {
     }
   }
 
-  void workerLoop() {
+  void workerLoop(int index) {
     tInsideRegion = true;
+    tWorker = RegionWorker{index, threadCount_};
     uint64_t seen = 0;
     for (;;) {
       const RangeBody* body = nullptr;
@@ -214,6 +219,8 @@ ThreadPool& pool() {
 }  // namespace
 
 int computeThreadCount() { return configuredThreads().load(); }
+
+RegionWorker regionWorker() { return tWorker; }
 
 void releaseComputePool() {
   std::lock_guard<std::mutex> lock(regionMutex());

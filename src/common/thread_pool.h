@@ -19,6 +19,16 @@ int computeThreadCount();
 // Waits for running parallel regions to finish. For tests and tools.
 void setComputeThreadCount(int threads);
 
+// Which member of the running region's team calls this: index in [0,
+// threads), the region's caller being 0 (outside a region: {0, 1}). Lets a
+// body keep per-thread scratch that stays in that core's caches; results
+// must still not depend on it (see the contract above).
+struct RegionWorker {
+  int index = 0;
+  int threads = 1;
+};
+RegionWorker regionWorker();
+
 // Joins the pool's threads (after running regions finish); the next
 // parallelFor starts a new pool. aclFinalize calls it.
 void releaseComputePool();

@@ -15,6 +15,7 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -90,6 +91,43 @@ TEST_P(ThreadPoolTest, TheTeamIsTheCallerPlusThreadsMinusOneWorkersRunningTogeth
   EXPECT_TRUE(allMet.load()) << "the ranges did not all run at the same time";
   EXPECT_EQ(ids.size(), static_cast<size_t>(threads));
   EXPECT_EQ(ids.count(caller), 1u) << "the calling thread takes part in its region";
+}
+
+// regionWorker names each team member once: the caller 0, the workers
+// 1 .. threads - 1, the same inside nested (inline) calls; {0, 1} outside.
+TEST_P(ThreadPoolTest, EachTeamMemberHasItsOwnIndex) {
+  const int threads = GetParam();
+  EXPECT_EQ(aclcpu::regionWorker().index, 0);
+  EXPECT_EQ(aclcpu::regionWorker().threads, 1);
+  const std::thread::id caller = std::this_thread::get_id();
+  std::mutex mutex;
+  std::set<std::pair<std::thread::id, int>> seen;
+  std::atomic<bool> consistent{true};
+  for (int round = 0; round < 50; ++round) {
+    aclcpu::parallelFor(4 * threads, [&](int64_t, int64_t) {
+      const aclcpu::RegionWorker me = aclcpu::regionWorker();
+      aclcpu::parallelFor(3, [&](int64_t, int64_t) {
+        const aclcpu::RegionWorker nested = aclcpu::regionWorker();
+        if (nested.index != me.index || nested.threads != me.threads) consistent = false;
+      });
+      if (me.threads != threads || me.index < 0 || me.index >= threads) consistent = false;
+      if ((std::this_thread::get_id() == caller) != (me.index == 0)) consistent = false;
+      std::lock_guard<std::mutex> lock(mutex);
+      seen.insert({std::this_thread::get_id(), me.index});
+    });
+  }
+  EXPECT_TRUE(consistent.load());
+  // One index per thread and one thread per index.
+  std::set<std::thread::id> ids;
+  std::set<int> indices;
+  for (const auto& s : seen) {
+    ids.insert(s.first);
+    indices.insert(s.second);
+  }
+  EXPECT_EQ(ids.size(), seen.size());
+  EXPECT_EQ(indices.size(), seen.size());
+  EXPECT_EQ(aclcpu::regionWorker().index, 0);
+  EXPECT_EQ(aclcpu::regionWorker().threads, 1);
 }
 
 TEST_P(ThreadPoolTest, RangesCoverLargeCountsDisjointly) {

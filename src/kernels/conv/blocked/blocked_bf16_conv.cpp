@@ -491,7 +491,8 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
   // gain beyond the noise there.
   if (direct && eachThreadTakesWholeImages(p, computeThreadCount(), false)) {
     const int64_t itemsPerImage = rowItemCount(p, 1);
-    // Each image with a zeroed slack of its own (wholeImagePitch).
+    // Each image with a zeroed slack of its own (wholeImagePitch), each
+    // thread in one room (wholeImageRoom).
     StagedLayout inOne = p.in;
     inOne.images = 1;
     const int64_t pitch = wholeImagePitch(p.in, kSlackWords);
@@ -500,7 +501,7 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
       const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
       parallelFor(images, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end && !unsafe.load(std::memory_order_relaxed); ++i) {
-          uint32_t* staged = in + i * pitch;
+          uint32_t* staged = in + wholeImageRoom(i, images) * pitch;
           zeroSlack(inOne, staged);
           if (!stageImages(image0 + i, 1, staged)) {
             unsafe.store(true, std::memory_order_relaxed);

@@ -283,15 +283,17 @@ void runRowPass(const BlockedKernels& k, const ConvShape& shape, RowPassKind kin
     // Each image staged, computed and written back by one thread while its
     // staged copies are in that core's L2 (the copies of a whole group
     // otherwise go out to memory and back twice), with a zeroed slack of its
-    // own (wholeImagePitch). The same work items with the same operands: the
-    // same bits as the loop above.
+    // own (wholeImagePitch), each thread in one room (wholeImageRoom). The
+    // same work items with the same operands: the same bits as the loop
+    // above.
     StagedLayout inOne = p.in, outOne = p.out;
     inOne.images = outOne.images = 1;
     const int64_t pitch = wholeImagePitch(p.in);
     parallelFor(images, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        float* inImage = in + i * pitch;
-        float* outImage = out + i * p.out.imageStride;
+        const int64_t room = wholeImageRoom(i, images);
+        float* inImage = in + room * pitch;
+        float* outImage = out + room * p.out.imageStride;
         stageFrom(k, shape, input, inOne, image0 + i, 1, inImage);
         runRowItems(k, p, table, inImage, packed, 1, outImage);
         unstageTo(k, shape, outImage, outOne, image0 + i, 1, output, bias);

@@ -5,6 +5,7 @@
 #include <initializer_list>
 
 #include "common/checked_math.h"
+#include "common/thread_pool.h"
 #include "kernels/conv/blocked/blocked_kernels.h"
 #include "kernels/conv/conv_geometry.h"
 
@@ -547,6 +548,11 @@ bool eachThreadTakesWholeImages(const RowPassPlan& p, int64_t threads, bool stag
       (stagesOutput ? static_cast<double>(p.out.imageStride) : 0.0) +
       static_cast<double>(p.blocks.tiles) * static_cast<double>(p.tileWeightFloats);
   return floats * sizeof(float) <= static_cast<double>(kWholeImageBytes);
+}
+
+int64_t wholeImageRoom(int64_t image, int64_t images) {
+  const RegionWorker worker = regionWorker();
+  return worker.threads <= images ? worker.index : image;
 }
 
 RowItem rowItemAt(const RowPassPlan& p, int64_t images, int64_t item) {

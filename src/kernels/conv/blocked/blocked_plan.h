@@ -296,6 +296,15 @@ int64_t wholeImagePitch(const StagedLayout& l, int64_t extraSlack = 0);
 // better when they do not fit.) The schedule depends on the thread count;
 // the bits do not (the same items either way).
 bool eachThreadTakesWholeImages(const RowPassPlan& p, int64_t threads, bool stagesOutput);
+// Inside such a schedule's parallel region over a group of `images`: which
+// image's room (0 .. images - 1) the calling thread stages `image` in. Each
+// thread reuses one room, image after image, so its staged copies' lines
+// are already in that core's L2 when the next image is staged (a room per
+// image met every line first as a miss: RN50 3x3 64ch forward, 1 thread,
+// medians of 5, fp32 10.70 -> 10.50 ms, bf16 2.01 -> 1.93; 2 threads and
+// other layers 0.98-1.01); image's own room when the team is larger than
+// the group.
+int64_t wholeImageRoom(int64_t image, int64_t images);
 
 }  // namespace blocked
 }  // namespace kernels
