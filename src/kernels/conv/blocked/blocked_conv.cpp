@@ -612,17 +612,24 @@ void combinePairChunks(const BlockedKernels& k, const WeightPassPlan& p, const C
   const Weights shapeW = weightsOf(shape, nullptr);
   const int64_t chunkFloats = p.pairs * p.blockFloats;
   constexpr int64_t kSliceTaps = 16;
-  alignas(64) float sums[kSliceTaps * kLanes * kLanes];
+  alignas(64) float buffer[kSliceTaps * kLanes * kLanes];
   const int64_t ob = pair / b.redPerGroup;
   const int64_t cb = firstReduction(b, ob) + pair % b.redPerGroup;
   for (int64_t t0 = 0; t0 < tapCount; t0 += kSliceTaps) {
     const int64_t taps = std::min(kSliceTaps, tapCount - t0);
     const float* first = partial + pair * p.blockFloats + t0 * tapFloats;
-    const int64_t n = taps * tapFloats;
-    for (int64_t j = 0; j < n; ++j) sums[j] = first[j];
-    for (int64_t chunk = 1; chunk < p.chunks; ++chunk) {
-      const float* more = first + chunk * chunkFloats;
-      for (int64_t j = 0; j < n; ++j) sums[j] += more[j];
+    // One chunk: its partial sums are the sums, read where they lie (its
+    // item wrote them just now, so they are in cache; copying them was 4%
+    // of RN50 3x3 512ch 7x7's weight pass).
+    const float* sums = first;
+    if (p.chunks > 1) {
+      const int64_t n = taps * tapFloats;
+      for (int64_t j = 0; j < n; ++j) buffer[j] = first[j];
+      for (int64_t chunk = 1; chunk < p.chunks; ++chunk) {
+        const float* more = first + chunk * chunkFloats;
+        for (int64_t j = 0; j < n; ++j) buffer[j] += more[j];
+      }
+      sums = buffer;
     }
     if (b.laneGroups > 1) {
       // sums[(tap * perGroup + j) * 16 + lane]: from channel j of lane
