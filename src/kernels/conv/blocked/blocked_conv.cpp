@@ -467,45 +467,6 @@ XAddressing denseX(const ConvShape& s, const float* x, int64_t firstImage) {
   return a;
 }
 
-// The work items of a weight pass that reads x in place in one region:
-// (chunk, run of blocksPerRun output blocks), each walking its chunk in
-// slabs of slabPlanes whole output planes whose x fits kSlabXBytes, every
-// block of its run over a slab before the next slab. Every block met each x
-// line of a chunk once, after the other blocks had pushed it out of L2
-// (transposed 4x4/2 256->128 16x16 batch 16: three chunks of 2.7 MB of x;
-// its weight gradient, medians of 7, 1 / 2 threads: 33.3 / 16.5 -> 31.8 /
-// 16.2 ms; other layers level).
-// Slabs end at plane ends, where the row blocks end anyway, and each
-// block's rows still run in order: the same sums in the same order for
-// every run length, which follows the thread count (at least eight items
-// per thread where the chunks allow: with four, twelve items fell unevenly
-// on two threads).
-struct InPlaceItems {
-  int64_t blocksPerRun = 1, runs = 1, slabPlanes = 1;
-};
-constexpr double kSlabXBytes = 1 << 20;
-constexpr int64_t kItemsPerThread = 8;
-
-InPlaceItems inPlaceItems(const ConvShape& s, const WeightPassPlan& p, int64_t threads) {
-  InPlaceItems items;
-  const int64_t blocks = p.blocks.outBlocks;
-  items.blocksPerRun = 1;
-  for (int64_t n = blocks; n >= 1; --n) {
-    if (blocks % n != 0) continue;
-    if (p.chunks * (blocks / n) >= kItemsPerThread * threads || n == 1) {
-      items.blocksPerRun = n;
-      break;
-    }
-  }
-  items.runs = blocks / items.blocksPerRun;
-  // x read per output plane: the image's x over its planes.
-  const double planes = static_cast<double>(s.out[0]);
-  const double imageX = static_cast<double>(s.inChannels) * static_cast<double>(s.in[0]) *
-                        static_cast<double>(s.in[1]) * static_cast<double>(s.in[2]) * sizeof(float);
-  items.slabPlanes = std::max<int64_t>(1, static_cast<int64_t>(kSlabXBytes / (imageX / planes)));
-  return items;
-}
-
 // The taps kw of one kernel row (kd, kh) of a weight-gradient row block,
 // over each tap's `columns`. x and dy: the block's first row at column 0 (x
 // of tap kw = 0); dw: tap kw = 0's partial sums. `job` holds the rows,
@@ -783,36 +744,24 @@ void runWeightPass(const BlockedKernels& k, const ConvShape& shape, const Elemen
   };
   if constexpr (std::is_same_v<Element, float>) {
     if (xInPlace && p.imagesPerGroup >= shape.batch) {
-      // Each item stages its own dy (its chunk's rows of the blocks it
-      // owns, which no other item reads) right before it sums them, from L1
-      // / L2: one parallel region for the batch instead of a staging and a
-      // summing region per image group, at whose ends a thread waited. An
-      // item owns a chunk and a run of output blocks (InPlaceItems) and
-      // walks the chunk in slabs of whole planes, every block of its run
-      // over one slab while the slab's x is in its L2.
+      // Each item stages its own dy (its chunk's rows of block ob, which no
+      // other item reads) right before it sums them, from L1 / L2: one
+      // parallel region for the batch instead of a staging and a summing
+      // region per image group, at whose ends a thread waited.
       const XAddressing xa = denseX(shape, denseXs, 0);
-      const InPlaceItems items = inPlaceItems(shape, p, computeThreadCount());
-      parallelFor(p.chunks * items.runs, [&](int64_t begin, int64_t end) {
+      parallelFor(p.chunks * b.outBlocks, [&](int64_t begin, int64_t end) {
         for (int64_t item = begin; item < end; ++item) {
-          const int64_t chunk = item / items.runs;
-          const int64_t ob0 = item % items.runs * items.blocksPerRun;
-          const int64_t ob1 = std::min(b.outBlocks, ob0 + items.blocksPerRun);
-          const int64_t rowEnd = chunkBegin(chunk + 1);
-          for (int64_t r0 = chunkBegin(chunk); r0 < rowEnd;) {
-            const int64_t r1 = std::min(rowEnd, (r0 / planeRows + items.slabPlanes) * planeRows);
-            for (int64_t ob = ob0; ob < ob1; ++ob) {
-              for (int64_t r = r0; r < r1;) {
-                const int64_t image = r / rowsPerImage, within = r % rowsPerImage;
-                const int64_t n = std::min(r1 - r, rowsPerImage - within);
-                const int64_t staged = (image * p.dy.blocks + ob) * rowsPerImage + within;
-                k.stageRows(dy, p.dy, staged, staged + n, dys);
-                r += n;
-              }
-              runItem(chunk, ob, r0, r1, 0, xa);
-            }
-            r0 = r1;
+          const int64_t chunk = item / b.outBlocks, ob = item % b.outBlocks;
+          const int64_t rowBegin = chunkBegin(chunk), rowEnd = chunkBegin(chunk + 1);
+          for (int64_t r = rowBegin; r < rowEnd;) {
+            const int64_t image = r / rowsPerImage, within = r % rowsPerImage;
+            const int64_t n = std::min(rowEnd - r, rowsPerImage - within);
+            const int64_t staged = (image * p.dy.blocks + ob) * rowsPerImage + within;
+            k.stageRows(dy, p.dy, staged, staged + n, dys);
+            r += n;
           }
-          for (int64_t ob = ob0; ob < ob1 && p.chunks == 1; ++ob) writeBlockWeights(ob);
+          runItem(chunk, ob, rowBegin, rowEnd, 0, xa);
+          if (p.chunks == 1) writeBlockWeights(ob);
         }
       });
       if (p.chunks > 1) combineWeightChunks(k, p, shape, partial, dw);
