@@ -22,6 +22,8 @@ using depthwise_plane::f32_dwconv_plane_correlate_avx512;
 using depthwise_plane::f32_dwconv_plane_scatter_avx512;
 using depthwise_plane::PlaneBands;
 using depthwise_plane::PlaneCorrelation;
+using depthwise_plane::ScatterLayout;
+using depthwise_plane::scatterLayout;
 
 const ConvAlgorithm* entry(const char* name) {
   for (int i = 0; i < convAlgorithmCount(); ++i)
@@ -164,7 +166,10 @@ TEST(DepthwisePlane, StreamedScatterIsTheStoredScatter) {
                                     << "x" << c.colStride);
     std::vector<float> dy, taps;
     PlaneBands bands;
-    const PlaneCorrelation j = planeJob(c, &dy, &taps, &bands);
+    PlaneCorrelation j = planeJob(c, &dy, &taps, &bands);
+    const ScatterLayout scatter = scatterLayout(j.g);
+    j.bands = nullptr;
+    j.scatter = &scatter;
     expectStreamedIsStored(j, j.g.srcH * j.g.srcW, f32_dwconv_plane_scatter_avx512);
   }
 }

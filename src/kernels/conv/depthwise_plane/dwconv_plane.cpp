@@ -174,12 +174,12 @@ void runChannelGroups(const ConvShape& s, const PlaneGeometry& g, const Src* src
 
 // Runs kernel(job) on every (image, channel) plane of src (srcPlane
 // elements each) into dst (dstPlane each), with channel c's taps w + c *
-// taps, reversed where `flip` (the data gradient's correlation); bands may
-// be null (kernels that buffer otherwise).
+// taps, reversed where `flip` (the data gradient's correlation), and the
+// pass's band or scatter layout (the one the kernel reads; the other null).
 template <typename Src, typename Dst, typename Kernel>
 void forEachPlane(const ConvShape& s, const PlaneGeometry& g, const PlaneBands* bands,
-                  const Src* src, int64_t srcPlane, const float* w, bool flip, const float* bias,
-                  Dst* dst, int64_t dstPlane, Kernel kernel) {
+                  const ScatterLayout* scatter, const Src* src, int64_t srcPlane, const float* w,
+                  bool flip, const float* bias, Dst* dst, int64_t dstPlane, Kernel kernel) {
   const int64_t C = s.inChannels, taps = tapsOf(s);
   const bool stream = streamsOutput<Dst>(s.batch * C * dstPlane);
   const bool fetchesNext = fetchesNextPlane<Src>(srcPlane);
@@ -190,6 +190,7 @@ void forEachPlane(const ConvShape& s, const PlaneGeometry& g, const PlaneBands* 
       PlaneCorrelation j;
       j.g = g;
       j.bands = bands;
+      j.scatter = scatter;
       setSource(&j, src + plane * srcPlane);
       setReading(&j, s);
       setDestination(&j, dst + plane * dstPlane);
@@ -218,7 +219,7 @@ void runCorrelation(const ConvShape& s, const PlaneGeometry& g, const Src* src, 
     return runChannelGroups(s, g, src, srcPlane, w, flip, bias, dst, dstPlane,
                             f32_dwconv_channels_correlate_avx512);
   const PlaneBands bands = describePlaneBands(g, true);
-  forEachPlane(s, g, &bands, src, srcPlane, w, flip, bias, dst, dstPlane,
+  forEachPlane(s, g, &bands, nullptr, src, srcPlane, w, flip, bias, dst, dstPlane,
                f32_dwconv_plane_correlate_avx512);
 }
 
@@ -237,8 +238,9 @@ void runBackwardData(const ConvShape& s, const Src* dy, const float* w, const fl
       return runChannelGroups(s, g, dy, g.dstH * g.dstW, w, false, bias, dx, g.srcH * g.srcW,
                               f32_dwconv_channels_scatter_avx512);
     }
-    return forEachPlane(s, g, nullptr, dy, g.dstH * g.dstW, w, false, bias, dx, g.srcH * g.srcW,
-                        f32_dwconv_plane_scatter_avx512);
+    const ScatterLayout scatter = scatterLayout(g);
+    return forEachPlane(s, g, nullptr, &scatter, dy, g.dstH * g.dstW, w, false, bias, dx,
+                        g.srcH * g.srcW, f32_dwconv_plane_scatter_avx512);
   }
   runCorrelation(s, dataGradientWindow(s), dy, w, true, bias, dx);
 }

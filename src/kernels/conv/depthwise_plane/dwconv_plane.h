@@ -58,9 +58,12 @@ struct PlaneBands {
 // each src value rounded to HF32 as it is read), or (srcWords and dstWords
 // set) 16-bit words of type `words` (BF16 or F16), each result rounded to
 // that type once, nearest even.
+struct ScatterLayout;
+
 struct PlaneCorrelation {
   PlaneGeometry g;
-  const PlaneBands* bands = nullptr;  // describePlaneBands(g, true); not for the scatter
+  const PlaneBands* bands = nullptr;       // describePlaneBands(g, true); not for the scatter
+  const ScatterLayout* scatter = nullptr;  // scatterLayout(g): for the scatter only
   bool roundHf32 = false;
   const float* src = nullptr;
   const uint16_t* srcWords = nullptr;
@@ -224,7 +227,7 @@ void f32_dwconv_plane_correlate_avx512(const PlaneCorrelation& job);
 //     k * dilW = ow * colStride for (oh, ow) inside dy
 // (plus bias when hasBias), in the element kinds of PlaneCorrelation
 // (streamOut: dx planes of at most kBandFloats elements). The whole dy
-// plane is buffered (ScatterLayout); at a column stride of 2 each dx row is
+// plane is buffered (job.scatter); at a column stride of 2 each dx row is
 // computed as its two column phases, each a unit-stride correlation of dy
 // rows with the taps of its parity, then interleaved.
 void f32_dwconv_plane_scatter_avx512(const PlaneCorrelation& job);

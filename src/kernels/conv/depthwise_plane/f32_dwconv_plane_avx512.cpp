@@ -666,13 +666,13 @@ void weightGrad(const PlaneWeightGrad& j, const typename D::Element* x,
 }
 
 // f32_dwconv_plane_scatter_avx512's body: the whole dy plane buffered
-// (ScatterLayout), then each dx row from the dy rows its kernel rows meet:
+// (j.scatter), then each dx row from the dy rows its kernel rows meet:
 // per 16 outputs of each column phase, the products of the valid taps in
 // tap order, the two phases then interleaved into 32 dx columns.
 template <typename D>
 void scatter(const PlaneCorrelation& j, const typename D::Element* dy, typename D::Element* dx) {
   const PlaneGeometry& g = j.g;
-  const ScatterLayout l = scatterLayout(g);
+  const ScatterLayout& l = *j.scatter;
   alignas(64) float buf[kBandFloats];
   fillBand<D>(dy, g.dstH, g.dstW, 0, g.dstH, l.lead, l.rowFloats, buf);
   // Each phase's valid W taps, in order.
