@@ -43,8 +43,11 @@ def _resident_mib():
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc (Linux)")
 def test_memory_is_stable_under_repeated_calls():
     """Executors, workspaces and outputs are all released. A leak grows the process in every
-    window of calls (a leaked workspace alone would be ~30 MiB per window), while allocator
-    noise shows up in some windows only, so the smallest window's growth is what counts."""
+    window of calls, in proportion to the calls (a leaked workspace alone would be ~90 MiB per
+    window), while allocator noise shows up in some windows only and does not scale with them,
+    so the smallest window's growth is what counts. (With windows of 100 calls and a 2 MiB
+    bound, about one loaded `ctest -j2` run in ten saw 2.0-2.75 MiB in all four windows; 3 MiB
+    over 300 calls still catches any leak of 10 KiB or more per call.)"""
     rng = np.random.default_rng(0)
     go, x = (rng.standard_normal((4, 16, 16, 16)).astype(np.float32) for _ in range(2))
     w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
@@ -55,8 +58,8 @@ def test_memory_is_stable_under_repeated_calls():
     growth = []
     for _ in range(4):
         before = _resident_mib()
-        for i in range(100):
+        for i in range(300):
             aclnn_cpu.convolution_backward(go, x, w, padding=1, cube_math_type=i % 4)
             aclnn_cpu.conv_tbc_backward(*tbc, 1)
         growth.append(_resident_mib() - before)
-    assert min(growth) < 2.0, growth
+    assert min(growth) < 3.0, growth
