@@ -53,13 +53,13 @@ struct PlaneBands {
   int64_t colOff[kMaxTaps];
 };
 
+struct ScatterLayout;  // below, with the scatter
+
 // dst[r][c] = sum over taps t = i * kw + j, in order, of src(r, c, i, j) *
 // taps[t], plus bias when hasBias. src and dst are fp32 (with roundHf32,
 // each src value rounded to HF32 as it is read), or (srcWords and dstWords
 // set) 16-bit words of type `words` (BF16 or F16), each result rounded to
 // that type once, nearest even.
-struct ScatterLayout;
-
 struct PlaneCorrelation {
   PlaneGeometry g;
   const PlaneBands* bands = nullptr;       // describePlaneBands(g, true); not for the scatter
