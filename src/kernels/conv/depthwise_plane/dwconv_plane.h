@@ -128,6 +128,16 @@ struct ScatterLayout {
   int64_t offset[2][kMaxTaps] = {};
 };
 inline int64_t floorDivide(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+// The dy row or column from which dx index i receives kernel tap k of a
+// window with this padding, dilation and stride (the data gradient's
+// scatter seen from dx): true, with *o, when i + pad - k * dil is a
+// multiple of stride whose quotient lies in [0, extent).
+inline bool scatterSource(int64_t i, int64_t pad, int64_t k, int64_t dil, int64_t stride,
+                          int64_t extent, int64_t* o) {
+  const int64_t e = i + pad - k * dil;
+  *o = floorDivide(e, stride);
+  return *o * stride == e && *o >= 0 && *o < extent;
+}
 inline ScatterLayout scatterLayout(const PlaneWindow& g) {
   ScatterLayout l;
   l.phases = g.colStride;

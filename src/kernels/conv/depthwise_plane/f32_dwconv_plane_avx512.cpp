@@ -698,9 +698,8 @@ void scatter(const PlaneCorrelation& j, const typename D::Element* dy, typename 
     const float* rowAt[kMaxTaps];
     int64_t rows = 0;
     for (int64_t i = 0; i < g.kh; ++i) {
-      const int64_t e = ih + g.padH - i * g.dilH;
-      const int64_t oh = floorDivide(e, g.rowStride);
-      if (oh * g.rowStride != e || oh < 0 || oh >= g.dstH) continue;
+      int64_t oh = 0;
+      if (!scatterSource(ih, g.padH, i, g.dilH, g.rowStride, g.dstH, &oh)) continue;
       rowTap[rows] = i * g.kw;
       rowAt[rows++] = buf + oh * l.rowFloats;
     }
@@ -954,9 +953,8 @@ void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Eleme
   for (int64_t iw = 0; iw < g.srcW; ++iw) {
     colCount[iw] = 0;
     for (int64_t k = 0; k < g.kw; ++k) {
-      const int64_t e = iw + g.padW - k * g.dilW;
-      const int64_t ow = floorDivide(e, g.colStride);
-      if (ow * g.colStride != e || ow < 0 || ow >= g.dstW) continue;
+      int64_t ow = 0;
+      if (!scatterSource(iw, g.padW, k, g.dilW, g.colStride, g.dstW, &ow)) continue;
       colTap[iw][colCount[iw]] = k * kLanes;
       colAt[iw][colCount[iw]++] = ow * kLanes;
     }
@@ -974,9 +972,8 @@ void scatterChannels(const ChannelGroupCorrelation& job, const typename D::Eleme
   auto rowsOf = [&](int64_t ih) {
     rowCount = 0;
     for (int64_t i = 0; i < g.kh; ++i) {
-      const int64_t e = ih + g.padH - i * g.dilH;
-      const int64_t oh = floorDivide(e, g.rowStride);
-      if (oh * g.rowStride != e || oh < 0 || oh >= g.dstH) continue;
+      int64_t oh = 0;
+      if (!scatterSource(ih, g.padH, i, g.dilH, g.rowStride, g.dstH, &oh)) continue;
       rowDy[rowCount] = dyT + oh * g.dstW * kLanes;
       rowTaps[rowCount++] = t + i * g.kw * kLanes;
     }
