@@ -1219,6 +1219,55 @@ TEST(ConvRegistry, BlockedClaimsGoToAvx512Entries) {
   }
 }
 
+// The blocked fp32 row passes run a row's taps in L1-sized slices across its
+// tiles or every tap of a tile at once (rowTapSlices: by CPU vendor): both
+// schedules must give the float64 reference's values and the same bits, at
+// each fp32 blocked level the CPU has. Rows of several tiles with more taps
+// than one slice: 64 channels 3x3 (36 taps of four blocks), a 1D k5 layer
+// of 3 output blocks (rows of 301), a strided one and a dilated one.
+TEST(ConvRegistry, BlockedRowSchedulesGiveTheSameBits) {
+  if (detectedIsa() < Isa::Avx2) GTEST_SKIP() << "no AVX2 on this CPU: no blocked fp32 entry runs";
+  const ConvShape shapes[] = {
+      claimShape(64, 64, 1, 2, 30, 3, 1, 1), claimShape(40, 48, 1, 1, 301, 5, 1, 2),
+      claimShape(32, 64, 1, 2, 37, 3, 2, 1), claimShape(48, 32, 1, 2, 29, 3, 1, 2, 2)};
+  std::mt19937 rng(0x511ce5);
+  int ran = 0;
+  for (Isa isa : {Isa::Avx2, Isa::Avx512}) {
+    if (detectedIsa() < isa) {
+      std::printf("[ skipped  ] row schedules at %s: this CPU has %s\n", isaName(isa),
+                  isaName(detectedIsa()));
+      continue;
+    }
+    for (const ConvShape& s : shapes) {
+      for (ConvPass pass : {ConvPass::Forward, ConvPass::BackwardData}) {
+        const std::string name = std::string("f32_conv_") +
+                                 (pass == ConvPass::Forward ? "fwd" : "bwdd") + "_direct_nc16_" +
+                                 isaName(isa);
+        const ConvAlgorithm* a = findAlgorithm(name.c_str());
+        ASSERT_NE(a, nullptr) << name;
+        if (!a->accepts(s)) continue;
+        Restore restore;
+        setComputeThreadCount(2);
+        const PassOperands op = makeOperands(pass, s, rng);
+        std::vector<float> out[2];
+        for (int slices = 0; slices < 2; ++slices) {
+          forceRowTapSlicesForTesting(slices == 1);
+          Scratch scratch(a->scratchBytes(s));
+          out[slices] = poisoned(op.outputCount);
+          a->run(s, op.a.data(), op.b.data(), out[slices].data(), scratch.get());
+          ASSERT_TRUE(scratch.guardsIntact()) << name;
+          EXPECT_TRUE(checkOutput(entryLabel(a->name, s), pass, s, op, out[slices]))
+              << (slices ? "in slices" : "whole tiles");
+        }
+        EXPECT_EQ(std::memcmp(out[0].data(), out[1].data(), out[0].size() * sizeof(float)), 0)
+            << entryLabel(a->name, s) << ": slices and whole tiles differ";
+        ++ran;
+      }
+    }
+  }
+  EXPECT_GE(ran, 8);
+}
+
 // The dense NCHW plane entries run where they pay (AMD), the blocked direct
 // entries elsewhere; forced, the plane entries take the layer on any
 // AVX-512 CPU (how the registry tests reach them). Some weight gradients:

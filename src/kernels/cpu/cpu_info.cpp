@@ -129,6 +129,7 @@ std::atomic<bool> gForcedBf16Dot{false};
 std::atomic<bool> gForcedZmmHalves{false};
 constexpr int kNoForcedBroadcast = -1;
 std::atomic<int> gForcedBroadcast{kNoForcedBroadcast};
+std::atomic<int> gForcedSlices{kNoForcedBroadcast};
 
 constexpr const char* kNames[] = {"scalar", "avx2", "avx512", "avx512_bf16", "amx"};
 
@@ -169,6 +170,7 @@ void clearIsaForTesting() {
   gForcedBf16Dot.store(false, std::memory_order_release);
   gForcedZmmHalves.store(false, std::memory_order_release);
   gForcedBroadcast.store(kNoForcedBroadcast, std::memory_order_release);
+  gForcedSlices.store(kNoForcedBroadcast, std::memory_order_release);
 }
 
 bool bf16DotAtFmaRate() {
@@ -190,6 +192,16 @@ bool bf16WordsBroadcastFromMemory() {
 
 void forceBf16WordBroadcastForTesting(bool fromMemory) {
   gForcedBroadcast.store(fromMemory ? 1 : 0, std::memory_order_release);
+}
+
+bool rowTapSlices() {
+  static const bool amd = amdCpu();
+  const int forced = gForcedSlices.load(std::memory_order_acquire);
+  return forced == kNoForcedBroadcast ? amd : forced == 1;
+}
+
+void forceRowTapSlicesForTesting(bool slices) {
+  gForcedSlices.store(slices ? 1 : 0, std::memory_order_release);
 }
 
 bool zmmFmaInHalves() {

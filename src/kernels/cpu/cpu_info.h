@@ -35,8 +35,8 @@ bool parseIsa(const char* name, Isa* isa);
 // change) when the CPU cannot run it. Plan and run a problem under the same
 // setting: the workspace size depends on the algorithm chosen.
 bool forceIsaForTesting(Isa isa);
-// Also ends forceBf16DotForTesting(), forceZmmFmaInHalvesForTesting() and
-// forceBf16WordBroadcastForTesting().
+// Also ends forceBf16DotForTesting(), forceZmmFmaInHalvesForTesting(),
+// forceBf16WordBroadcastForTesting() and forceRowTapSlicesForTesting().
 void clearIsaForTesting();
 
 // True when the CPU issues VDPBF16PS (zmm) at its fp32 FMA instruction rate,
@@ -81,6 +81,21 @@ bool zmmFmaInHalves();
 // -> 16.8), and any CPU where zmmFmaInHalves(). On the Intel Xeon (two
 // full-width FMA ports) the blocked kernels and the GEMM were 10-25% faster.
 bool densePlanesPreferred();
+// True where the blocked fp32 row kernels run a row's taps in slices whose
+// weights fit in L1, each slice over every register tile of the row before
+// the next (the partial sums wait in the staged output; the weights are
+// read from L2 once per row): AMD CPUs, where the slices were introduced.
+// False on Intel, where every tile summing all its taps in registers
+// measured level or faster on every layer tried (AMX Xeon VM, interleaved
+// medians of 5-9, 1 thread: RN50 3x3 64ch 56x56 forward 12.11 -> 11.71 ms,
+// 1D k3 512ch L4000 154.2 -> 146.5, dilated 3x3 256ch 28x28 46.1 -> 44.7,
+// 3x3 64ch data gradient 11.49 -> 11.15; 2 threads and the AVX2 kernels
+// level to 3% faster). Each output sums its taps in the same order either
+// way: the same bits. Fixed by the CPU's vendor.
+bool rowTapSlices();
+// Makes rowTapSlices() return `slices` on any CPU, so that tests run both
+// schedules; ended by clearIsaForTesting().
+void forceRowTapSlicesForTesting(bool slices);
 // Makes zmmFmaInHalves() and densePlanesPreferred() true on any CPU with
 // AVX-512, so that tests run the plane kernels there; false (and no change)
 // without it.

@@ -19,6 +19,7 @@
 #include "kernels/conv/blocked/blocked_staging.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/scratch_region.h"
+#include "kernels/cpu/cpu_info.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -208,6 +209,7 @@ void packRowWeights(const BlockedKernels& k, const RowPassPlan& p, const TapTabl
 // Every (image, tile, phase, row, segment) of one staged image group.
 void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& table,
                  const float* in, const float* packed, int64_t images, float* out) {
+  const bool slices = rowTapSlices();
   parallelFor(rowItemCount(p, images), [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       const RowItem r = rowItemAt(p, images, item);
@@ -225,6 +227,7 @@ void runRowItems(const BlockedKernels& k, const RowPassPlan& p, const TapTable& 
       job.inStep = static_cast<int>(p.inStep);
       job.laneGroups = static_cast<int>(p.blocks.laneGroups);
       describeColumns(r, &job.cols);
+      job.tapSlices = slices;
       (p.blocks.depthwise ? k.depthwiseRows : k.rows)(job);
     }
   });

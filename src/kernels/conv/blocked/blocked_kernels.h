@@ -93,22 +93,24 @@ struct RowJob {
   //     in[taps[k] + t * inStep * 16 + j * G + l % G] * weights[k * tapStride + j * 16 + l]
   int laneGroups = 1;
   ColumnRanges cols;
+  bool tapSlices = true;  // forEachTapSlice cuts the taps into slices (rowTapSlices())
 };
-// The taps of a row of `tiles` register tiles run in slices whose weights
-// fit in L1 next to the row's inputs and outputs (4096 floats, a third of
-// L1), each slice over every tile before the next, the partial sums waiting
-// in the staged output: the weights are then read from L2 once per row
-// instead of once per tile, and each output still sums its taps in order.
-// Slices take at least 8 taps: tiles of four blocks (1024 floats per tap)
-// measured slower with 2 or 4 taps per slice than with 8 (RN50 3x3/2 128ch
-// forward, 1 thread: 15.5 / 12.6 against 10.5 ms; 16 taps 10.5).
-// Calls slice(k0, taps, accumulate) for taps [k0, k0 + taps); one tile takes
-// every tap in one slice. Static (the ISA files each keep their own copy).
+// With job.tapSlices, the taps of a row of `tiles` register tiles run in
+// slices whose weights fit in L1 next to the row's inputs and outputs (4096
+// floats, a third of L1), each slice over every tile before the next, the
+// partial sums waiting in the staged output: the weights are then read from
+// L2 once per row instead of once per tile, and each output still sums its
+// taps in order. Slices take at least 8 taps: tiles of four blocks (1024
+// floats per tap) measured slower with 2 or 4 taps per slice than with 8
+// (RN50 3x3/2 128ch forward, 1 thread: 15.5 / 12.6 against 10.5 ms; 16 taps
+// 10.5). Calls slice(k0, taps, accumulate) for taps [k0, k0 + taps); one
+// tile, or a job without tapSlices, takes every tap in one slice. Static
+// (the ISA files each keep their own copy).
 template <typename Slice>
 static inline void forEachTapSlice(const RowJob& job, int64_t tiles, Slice&& slice) {
   constexpr int64_t kSliceWeightFloats = 4096;
   constexpr int64_t kMinSliceTaps = 8;
-  int64_t length = tiles == 1 ? job.tapCount : kSliceWeightFloats / job.tapStride;
+  int64_t length = tiles == 1 || !job.tapSlices ? job.tapCount : kSliceWeightFloats / job.tapStride;
   if (length < kMinSliceTaps) length = kMinSliceTaps;
   for (int64_t k0 = 0; k0 == 0 || k0 < job.tapCount; k0 += length)
     slice(k0, job.tapCount - k0 < length ? job.tapCount - k0 : length, k0 > 0);
