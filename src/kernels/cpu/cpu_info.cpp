@@ -123,13 +123,13 @@ Isa startupIsa() {
   return isa;
 }
 
+// The forced choices' value while no test has forced one.
 constexpr int kNoForce = -1;
 std::atomic<int> gForced{kNoForce};
 std::atomic<bool> gForcedBf16Dot{false};
 std::atomic<bool> gForcedZmmHalves{false};
-constexpr int kNoForcedBroadcast = -1;
-std::atomic<int> gForcedBroadcast{kNoForcedBroadcast};
-std::atomic<int> gForcedSlices{kNoForcedBroadcast};
+std::atomic<int> gForcedBroadcast{kNoForce};
+std::atomic<int> gForcedSlices{kNoForce};
 
 constexpr const char* kNames[] = {"scalar", "avx2", "avx512", "avx512_bf16", "amx"};
 
@@ -169,8 +169,8 @@ void clearIsaForTesting() {
   gForced.store(kNoForce, std::memory_order_release);
   gForcedBf16Dot.store(false, std::memory_order_release);
   gForcedZmmHalves.store(false, std::memory_order_release);
-  gForcedBroadcast.store(kNoForcedBroadcast, std::memory_order_release);
-  gForcedSlices.store(kNoForcedBroadcast, std::memory_order_release);
+  gForcedBroadcast.store(kNoForce, std::memory_order_release);
+  gForcedSlices.store(kNoForce, std::memory_order_release);
 }
 
 bool bf16DotAtFmaRate() {
@@ -187,7 +187,7 @@ bool forceBf16DotForTesting() {
 bool bf16WordsBroadcastFromMemory() {
   static const bool zen4 = amdCpu() && familyModel().family == 0x19;
   const int forced = gForcedBroadcast.load(std::memory_order_acquire);
-  return forced == kNoForcedBroadcast ? zen4 : forced == 1;
+  return forced == kNoForce ? zen4 : forced == 1;
 }
 
 void forceBf16WordBroadcastForTesting(bool fromMemory) {
@@ -197,7 +197,7 @@ void forceBf16WordBroadcastForTesting(bool fromMemory) {
 bool rowTapSlices() {
   static const bool amd = amdCpu();
   const int forced = gForcedSlices.load(std::memory_order_acquire);
-  return forced == kNoForcedBroadcast ? amd : forced == 1;
+  return forced == kNoForce ? amd : forced == 1;
 }
 
 void forceRowTapSlicesForTesting(bool slices) {
