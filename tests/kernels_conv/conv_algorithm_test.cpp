@@ -583,10 +583,11 @@ std::vector<ConvShape> edgeShapes() {
   // chunk, whose items write their own weights; partial blocks both ways.
   v.push_back(edgeShape(1, 250, 272, 1, unit, {4, 3, 1, 1, 1, 0}, {5, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(1, 32, 32, 1, {4, 3, 1, 1, 1, 0}, {6, 3, 1, 1, 1, 0}, {6, 3, 1, 1, 1, 0}));
-  // Tiles of four output blocks (the fp32 forward of W-strided layers, and
-  // rows of 48+ positions in both row passes): 64 channels, a padded last
-  // block (50), two groups of four blocks each, rows cut into tiles of 5
-  // and 6 positions, a data gradient onto 64 channels.
+  // Tiles of four output blocks (fp32 W-strided layers and rows of 48+
+  // positions, in both row passes): 64 channels, a padded last block (50),
+  // two groups of four blocks each (a W-strided data gradient's stride-phase
+  // rows too), rows cut into tiles of 5 and 6 positions, a data gradient
+  // onto 64 channels.
   v.push_back(edgeShape(2, 32, 64, 1, unit, {9, 3, 2, 1, 1, 0}, {30, 3, 2, 1, 1, 0}));
   v.push_back(edgeShape(1, 16, 50, 1, unit, {5, 3, 1, 1, 1, 0}, {61, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(1, 128, 128, 2, unit, {4, 3, 2, 1, 1, 0}, {40, 3, 2, 1, 1, 0}));

@@ -227,20 +227,24 @@ int64_t tapShift(const Dim& dim, int64_t phase, int64_t k) {
 // 10.1 ms, 2 threads 6.05 -> 5.40), and for long rows (3x3 64ch 56x56: 1
 // thread 10.7 -> 10.0, 2 threads 5.34 -> 5.10; 3D 3x3x3 64ch 16x56x56 56.3
 // -> 53.9), not for short ones, cut into slivers of tiles (3x3 256ch 14x14
-// 8.9 -> 9.5; 28 wide: level). The data gradient only for long rows of a
-// W-unit-stride layer (3x3 64ch 56x56: 11.1 -> 10.1 ms; its stride-phase
-// rows of 3x3/2, 28 wide, and 1D k3 512ch L4000 level). Kernels that take
+// 8.9 -> 9.5; 28 wide: level; the Intel Xeon VM alike: 28 wide level, 14x14
+// and 7x7 4-35% slower). The data gradient likewise: long rows (3x3 64ch
+// 56x56: 11.1 -> 10.1 ms) and the stride-phase rows of W-strided layers,
+// which the Zen 5 EPYC ran level (3x3/2, 28 wide) and the Intel Xeon VM
+// faster (interleaved medians of 7, 1 / 2 threads: RN50 3x3/2 128ch dX 14.8
+// -> 13.8 / 7.36 -> 6.94 ms, transposed 4x4/2 256->128 forward 30.6 -> 28.9
+// / 14.8 -> 14.1, 128->64 11.4 -> 11.2 / 5.60 -> 5.55). Kernels that take
 // four blocks only (the fp32 ones; the 16-bit word kernels take one or two,
 // also for HF32 operands, which they run as hi/lo splits), measured on fp32
 // operands only, and only where a group's blocks come in fours.
 constexpr int64_t kQuadRow = 48;
-bool takesQuadTiles(const ConvShape& s, bool data, const Dim& w, bool flatten,
-                    const ChannelBlocks& b, const RowKernelTraits& traits) {
+bool takesQuadTiles(const ConvShape& s, const Dim& w, bool flatten, const ChannelBlocks& b,
+                    const RowKernelTraits& traits) {
   const bool fp32 = s.io == ElementType::F32 && s.operands != OperandValues::BF16 &&
                     s.operands != OperandValues::F16;
   const bool longRows = w.stride == 1 && w.out >= kQuadRow;
   return traits.maxTileBlocks >= 4 && fp32 && !flatten && !w.reduced &&
-         (longRows || (!data && w.stride == 2)) && b.tileWidth == 2 && b.outPerGroup % 4 == 0;
+         (longRows || w.stride == 2) && b.tileWidth == 2 && b.outPerGroup % 4 == 0;
 }
 
 }  // namespace
@@ -262,7 +266,7 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
   // 14x14 layers, forward and data gradient, 5-30% faster unflattened).
   const bool flatten = dims[1].stride == 1 && dims[2].stride == 1 &&
                        s.out[2] < (traits.shortRow > 0 ? traits.shortRow : kShortRow);
-  if (takesQuadTiles(s, data, dims[2], flatten, p.blocks, traits)) setTileWidth(&p.blocks, 4);
+  if (takesQuadTiles(s, dims[2], flatten, p.blocks, traits)) setTileWidth(&p.blocks, 4);
   const int64_t nbMax = p.blocks.tileWidth;
   // Interleaved groups: one 16-lane weight vector per channel of a group.
   const int64_t tapFloats = p.blocks.depthwise        ? kLanes
