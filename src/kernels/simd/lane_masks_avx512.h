@@ -1,7 +1,7 @@
 #pragma once
 // The mask of the first lanes of a 16-lane vector, for the tails of masked
-// loads and stores. For files compiled with AVX-512 only; static for the
-// reason given in transpose_avx512.h.
+// loads and stores, and the even lanes of a 32-lane one. For files compiled with AVX-512 only;
+// static for the reason given in transpose_avx512.h.
 
 #include <immintrin.h>
 
@@ -16,6 +16,18 @@ static inline __mmask16 firstLanes(int64_t count) {
   if (count <= 0) return 0;
   return count >= 16 ? static_cast<__mmask16>(0xFFFF)
                      : static_cast<__mmask16>((1u << static_cast<unsigned>(count)) - 1u);
+}
+
+// Bit j of `mask` at bit 2j: the lanes of a 32-lane vector that hold the
+// even elements of a step-2 run, 16 values spread over 32 (the odd lanes
+// are left alone).
+static inline __mmask32 evenLanes(__mmask16 mask) {
+  uint32_t x = mask;
+  x = (x | (x << 8)) & 0x00FF00FFu;
+  x = (x | (x << 4)) & 0x0F0F0F0Fu;
+  x = (x | (x << 2)) & 0x33333333u;
+  x = (x | (x << 1)) & 0x55555555u;
+  return static_cast<__mmask32>(x);
 }
 
 // The first `count` floats at p, the other lanes zero. A whole vector is a

@@ -10,6 +10,7 @@
 
 #include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/hf32_rounding_avx512.h"
+#include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -20,17 +21,6 @@ namespace blocked {
 // as fp32. In an unnamed namespace, the counterpart of `static` in the
 // other headers.
 namespace {
-
-// Bit j of `mask` at bit 2j: the even-element lanes of a step-2 read of 16
-// values from 32 consecutive elements (the odd ones are never read).
-inline __mmask32 evenLanes(__mmask16 mask) {
-  uint32_t x = mask;
-  x = (x | (x << 8)) & 0x00FF00FFu;
-  x = (x | (x << 4)) & 0x0F0F0F0Fu;
-  x = (x | (x << 2)) & 0x33333333u;
-  x = (x | (x << 1)) & 0x55555555u;
-  return static_cast<__mmask32>(x);
-}
 
 struct F32Elements {
   using Element = float;
@@ -76,7 +66,8 @@ struct WordElements {
       // The low word of each dword of 32 words: the even ones (RN50 3x3/2
       // 128ch bf16 dW, 1 thread: the word-by-word copy below was twice the
       // AMX tiles' time).
-      const __m256i words = _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi16(evenLanes(mask), p));
+      const __m256i words =
+          _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi16(simd::evenLanes(mask), p));
       return _mm512_castps_si512(
           kHalf ? _mm512_cvtph_ps(words)
                 : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16)));
