@@ -74,6 +74,10 @@ void fewChannelForwardBias(const ConvShape& s, const float* x, const float* w, c
                            float* y, void* scratch) {
   few_channels::forward(s, x, w, y, scratch, bias);
 }
+bool fewChannelForwardWords(const ConvShape& s, const uint16_t* x, const float* w,
+                            const float* bias, uint16_t* y, void* scratch) {
+  return few_channels::forwardWords(s, x, w, bias, y, scratch);
+}
 
 void depthwisePlaneForward(const ConvShape& s, const float* x, const float* w, float* y, void*) {
   depthwise_plane::forward(s, x, w, nullptr, y);
@@ -546,8 +550,8 @@ const ConvAlgorithm kAlgorithms[] = {
    nchw_plane::correlationScratchBytes, planeCorrelationForward, planeCorrelationForwardBias,
    wordsAreOperands, planeCorrelationForwardWords, nullptr, true},
   {"f32_conv_fwd_few_channels_c6w64_avx512", kF, Isa::Avx512, few_channels::acceptsForward,
-   few_channels::forwardScratchBytes, fewChannelForward, fewChannelForwardBias, nullptr, nullptr,
-   nullptr, true},
+   few_channels::forwardScratchBytes, fewChannelForward, fewChannelForwardBias, wordsAreOperands,
+   fewChannelForwardWords, nullptr, true},
   {"f32_dwconv_fwd_direct_nc16_avx512", kF, Isa::Avx512, blockedForward<Channels::Depthwise>,
    blocked::forwardScratchBytes, blockedForwardRun<Isa::Avx512>,
    blockedForwardBias<Isa::Avx512>, wordsAreOperands, blockedForwardWords, nullptr, true},

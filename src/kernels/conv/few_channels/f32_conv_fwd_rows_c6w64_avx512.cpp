@@ -3,14 +3,18 @@
 // summed over every (input channel, tap) in registers: each step loads 4
 // vectors of one stride phase of the padded input row and broadcasts 6
 // weights. Rows are stored straight into y (plus the bias), the last vector
-// masked. Only called after a cpuid check. Keep this file free of library
-// templates (see f32_conv_rows_nb16_avx512.cpp).
+// masked, as fp32 or rounded to the caller's words. Only called after a
+// cpuid check. Keep this file free of library templates (see
+// f32_conv_rows_nb16_avx512.cpp).
+
+#include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 
 #include <cstdint>
 
 #include "kernels/conv/few_channels/few_channels_conv.h"
+#include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
@@ -44,6 +48,24 @@ void runTile(const FewChannelRowJob& j, int64_t c0, int64_t p0) {
     }
   }
   const __mmask16 last = simd::firstLanes(j.count - p0 - (NV - 1) * 16);
+  if (j.outWords) {
+    const bool half = j.outWordType == ElementType::F16;
+#pragma GCC unroll 6
+    for (int c = 0; c < NC; ++c) {
+      uint16_t* out = j.outWords + (c0 - j.channelBegin + c) * j.outChannelStride + p0;
+      const __m512 b = _mm512_set1_ps(j.bias ? j.bias[c0 + c] : 0.0f);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const __m512 r = j.bias ? _mm512_add_ps(acc[c][v], b) : acc[c][v];
+        const __mmask16 m = v + 1 < NV ? static_cast<__mmask16>(0xFFFF) : last;
+        if (half)
+          simd::storeF16(out + v * 16, m, r);
+        else
+          simd::storeBf16(out + v * 16, m, r);
+      }
+    }
+    return;
+  }
 #pragma GCC unroll 6
   for (int c = 0; c < NC; ++c) {
     float* out = j.out + (c0 - j.channelBegin + c) * j.outChannelStride + p0;

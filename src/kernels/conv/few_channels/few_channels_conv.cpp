@@ -208,8 +208,13 @@ uint64_t forwardScratchBytes(const ConvShape& shape) {
 // of 6399, few whole aligned vectors) level.
 constexpr int64_t kStreamOutputFloats = (int64_t{4} << 20) / 4;
 
-void forward(const ConvShape& s, const float* x, const float* w, float* y, void* scratch,
-             const float* bias) {
+namespace {
+
+// The forward on elements E of x (fp32, or words of shape.io), into fp32 y
+// or (yWords not null) words of shape.io.
+template <typename E>
+void runForward(const ConvShape& s, const E* x, const float* w, float* y, uint16_t* yWords,
+                void* scratch, const float* bias) {
   Plan p;
   planOf(s, &p);
   float* xp = scratchRegion<float>(scratch, p.xOffset);
@@ -233,11 +238,14 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
       job.outChannels = s.outChannels;
       job.channelBegin = 0;
       job.channelCount = s.outChannels;
-      job.out = y + n * s.outChannels * outPlane + oh * s.out[2];
+      const int64_t rowAt = n * s.outChannels * outPlane + oh * s.out[2];
+      job.out = yWords ? nullptr : y + rowAt;
+      job.outWords = yWords ? yWords + rowAt : nullptr;
+      job.outWordType = s.io;
       job.outChannelStride = outPlane;
       job.count = s.out[2];
       job.bias = bias;
-      job.stream = stream;
+      job.stream = stream && !yWords;
       f32_conv_fwd_rows_c6w64_avx512(job);
     }
   };
@@ -258,6 +266,19 @@ void forward(const ConvShape& s, const float* x, const float* w, float* y, void*
   parallelFor(s.batch * perImage,
               [&](int64_t begin, int64_t end) { padRows(s, p, x, xp, begin, end); });
   parallelFor(s.batch * s.out[1], rows);
+}
+
+}  // namespace
+
+void forward(const ConvShape& s, const float* x, const float* w, float* y, void* scratch,
+             const float* bias) {
+  runForward(s, x, w, y, nullptr, scratch, bias);
+}
+
+bool forwardWords(const ConvShape& s, const uint16_t* x, const float* w, const float* bias,
+                  uint16_t* y, void* scratch) {
+  runForward(s, x, w, nullptr, y, scratch, bias);
+  return true;
 }
 
 namespace {

@@ -21,9 +21,12 @@ namespace few_channels {
 bool acceptsForward(const ConvShape& shape);
 uint64_t forwardScratchBytes(const ConvShape& shape);
 // y = conv(x, w) (+ bias[o]); shape.inputRounding HF32 rounds x as it is
-// copied.
+// copied. The words form: x and y as the caller's dense words of type
+// shape.io (their values the operands), each y value rounded once.
 void forward(const ConvShape& shape, const float* x, const float* w, float* y, void* scratch,
              const float* bias = nullptr);
+bool forwardWords(const ConvShape& shape, const uint16_t* x, const float* w, const float* bias,
+                  uint16_t* y, void* scratch);
 
 // The micro-kernel's output channels per register tile: the weights are
 // packed in groups of that many channels, [group][tap][channel of group].
@@ -50,6 +53,10 @@ struct FewChannelRowJob {
   // Whole 64-byte aligned vectors of out written with streaming stores
   // (fenced before the call returns).
   bool stream = false;
+  // Not null: the row stored instead as words of outWordType (BF16 or F16,
+  // each value rounded once) at the same offsets from outWords.
+  uint16_t* outWords = nullptr;
+  ElementType outWordType = ElementType::BF16;
 };
 void f32_conv_fwd_rows_c6w64_avx512(const FewChannelRowJob& job);
 
