@@ -592,6 +592,12 @@ std::vector<ConvShape> edgeShapes() {
   v.push_back(edgeShape(1, 16, 50, 1, unit, {5, 3, 1, 1, 1, 0}, {61, 3, 1, 1, 1, 0}));
   v.push_back(edgeShape(1, 128, 128, 2, unit, {4, 3, 2, 1, 1, 0}, {40, 3, 2, 1, 1, 0}));
   v.push_back(edgeShape(1, 64, 16, 1, unit, {4, 3, 1, 1, 1, 0}, {55, 3, 1, 1, 1, 0}));
+  // W strides above 2 (the AMX row kernels step through x at any stride up
+  // to 8): a 2D stride-5 layer with padding, a 1D stride-8 one whose last
+  // tile reads far past its row, and stride 9 (past that: other entries).
+  v.push_back(edgeShape(2, 32, 48, 1, unit, {5, 3, 1, 1, 1, 0}, {41, 7, 5, 2, 1, 0}));
+  v.push_back(edgeShape(1, 16, 32, 1, unit, unit, {100, 10, 8, 3, 1, 0}));
+  v.push_back(edgeShape(1, 32, 16, 1, unit, unit, {60, 9, 9, 0, 1, 0}));
   // Depthwise planes: rows that need several bands of the plane kernels'
   // buffer, dilated and H-strided windows, padding beyond the kernel's reach
   // (a negative pad in the data gradient's flipped correlation), row tails.

@@ -26,9 +26,13 @@ namespace kernels {
 namespace blocked {
 namespace {
 
-// Words the kernel may read past the staged input (15 positions at input
-// step 2, rounded up).
-constexpr int64_t kSlackWords = 32 * kLanes;
+// The AMX row kernel's input step (W stride) may go up to this (its tile
+// loads take any row stride); the VDPBF16PS kernel's is 1 or 2.
+constexpr int64_t kMaxAmxInStep = 8;
+
+// Words the kernel may read past the staged input: 15 positions at the
+// plan's input step, rounded up to 32.
+int64_t slackWords(const RowPassPlan& p) { return (15 * p.inStep + 32) / 32 * 32 * kLanes; }
 
 struct WordPlan {
   PairKind kind = PairKind::Pairs;
@@ -162,6 +166,7 @@ bool planWords(Isa isa, const ConvShape& s, RowPassKind pass, WordPlan* wp,
   traits.skipPaddingRows = isa == Isa::Avx512Bf16;
   traits.shortRow = bf16KernelsFor(isa).shortRow;
   traits.maxTileBlocks = kMaxRowTileBlocks;
+  if (isa == Isa::Amx) traits.maxInStep = kMaxAmxInStep;
   if (!planRowPass(wp->words, pass, &p, table, traits)) return false;
   // A plan whose tiles the kernels cannot hold is refused (the registry
   // runs the next entry), never run: HF32 plans once got the fp32 kernels'
@@ -170,8 +175,8 @@ bool planWords(Isa isa, const ConvShape& s, RowPassKind pass, WordPlan* wp,
   if (wp->kind == PairKind::HiLo) doubleTaps(&p, table);
   Regions r;
   // p.in.floats has room for whole images per thread with a slack each
-  // (wholeImagePitch); these kernels' slack is kSlackWords longer.
-  wp->inOffset = r.take(p.in.floats + kSlackWords * (p.imagesPerGroup + 1), sizeof(uint32_t));
+  // (wholeImagePitch); these kernels' slack is slackWords longer.
+  wp->inOffset = r.take(p.in.floats + slackWords(p) * (p.imagesPerGroup + 1), sizeof(uint32_t));
   wp->outOffset = r.take(storesDirectly(p) ? 0 : p.out.floats, sizeof(float));
   wp->weightOffset =
       r.take(static_cast<uint64_t>(p.tileWeightFloats) * static_cast<uint64_t>(p.blocks.tiles),
@@ -359,9 +364,9 @@ bool stageWords(const WordPlan& wp, const Source* dense, ElementType io, Roundin
   return !unsafe.load();
 }
 
-void zeroSlack(const StagedLayout& l, uint32_t* staged) {
+void zeroSlack(const RowPassPlan& p, const StagedLayout& l, uint32_t* staged) {
   std::memset(staged + l.imageStride * l.images, 0,
-              static_cast<size_t>(l.slackFloats + kSlackWords) * sizeof(uint32_t));
+              static_cast<size_t>(l.slackFloats + slackWords(p)) * sizeof(uint32_t));
 }
 
 // The pass's input and output: dense fp32 buffers, or the caller's dense
@@ -495,14 +500,14 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
     // thread in one room (wholeImageRoom).
     StagedLayout inOne = p.in;
     inOne.images = 1;
-    const int64_t pitch = wholeImagePitch(p.in, kSlackWords);
+    const int64_t pitch = wholeImagePitch(p.in, slackWords(p));
     std::atomic<bool> unsafe{false};
     for (int64_t image0 = 0; image0 < s.batch; image0 += p.imagesPerGroup) {
       const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
       parallelFor(images, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end && !unsafe.load(std::memory_order_relaxed); ++i) {
           uint32_t* staged = in + wholeImageRoom(i, images) * pitch;
-          zeroSlack(inOne, staged);
+          zeroSlack(p, inOne, staged);
           if (!stageImages(image0 + i, 1, staged)) {
             unsafe.store(true, std::memory_order_relaxed);
             break;
@@ -514,7 +519,7 @@ bool runWordPass(Isa isa, RowPassKind kind, const ConvShape& s, const PassIo& io
     }
     return true;
   }
-  zeroSlack(p.in, in);  // after the group's last image
+  zeroSlack(p, p.in, in);  // after the group's last image
   for (int64_t image0 = 0; image0 < s.batch; image0 += p.imagesPerGroup) {
     const int64_t images = std::min(p.imagesPerGroup, s.batch - image0);
     if (!stageImages(image0, images, in)) return false;

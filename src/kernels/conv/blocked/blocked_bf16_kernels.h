@@ -43,7 +43,7 @@ struct Bf16RowJob {
   int64_t outBlockStride = 0;
   int64_t count = 0;  // positions
   int nb = 1;         // output blocks: 1 to kMaxRowTileBlocks
-  int inStep = 1;     // 1 or 2
+  int inStep = 1;     // W stride: 1 or 2 (VDPBF16PS), up to 8 (AMX)
   bool accumulate = false;
 };
 void bf16_conv_rows_m16n16_amx(const Bf16RowJob& job);

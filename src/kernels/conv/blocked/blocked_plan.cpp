@@ -274,7 +274,7 @@ bool planRowPass(const ConvShape& s, RowPassKind kind, RowPassPlan* plan, TapTab
                                                       : kLanes * kLanes * nbMax;
 
   if (!data) {
-    if (dims[2].stride > 2) return false;
+    if (dims[2].stride > traits.maxInStep) return false;
     p.inStep = dims[2].stride;
     p.in = stagedInput(s, dims, &sz);
     p.in.slackFloats = sz.mul(sz.add(p.in.size[2], 1), kLanes);

@@ -241,6 +241,9 @@ struct RowKernelTraits {
   // Output blocks a register tile can hold: the fp32 kernels take 4, the
   // 16-bit word kernels (bf16 pairs, hi/lo splits of HF32 and fp16) 2.
   int64_t maxTileBlocks = kMaxTileBlocks;
+  // The largest W stride of a forward the kernels step through their input
+  // with (RowJob::inStep).
+  int64_t maxInStep = 2;
 };
 
 // False when the blocked algorithm does not take the shape (channel layout,
