@@ -62,20 +62,30 @@ struct WordElements {
     return _mm512_castps_si512(load(p, mask));
   }
   static __m512i bits(const uint16_t* p, int64_t step, __mmask16 mask) {
+    __m256i words;
     if (step == 2) {
       // The low word of each dword of 32 words: the even ones (RN50 3x3/2
-      // 128ch bf16 dW, 1 thread: the word-by-word copy below was twice the
-      // AMX tiles' time).
-      const __m256i words =
-          _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi16(simd::evenLanes(mask), p));
-      return _mm512_castps_si512(
-          kHalf ? _mm512_cvtph_ps(words)
-                : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16)));
+      // 128ch bf16 dW, 1 thread: a word-by-word copy through the stack was
+      // twice the AMX tiles' time).
+      words = _mm512_cvtepi32_epi16(_mm512_maskz_loadu_epi16(simd::evenLanes(mask), p));
+    } else if (mask == 0) {
+      words = _mm256_setzero_si256();
+    } else {
+      // No 16-bit gather: a 32-bit one per lane, its low word the value,
+      // but for the last lane, whose 32 bits could pass the run's end: that
+      // one word is read alone (1D k10 s5 512ch bf16 dW, 1 thread: the copy
+      // through the stack was a fifth of the pass).
+      const int last = 31 - __builtin_clz(static_cast<unsigned>(mask));
+      const __m512i lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+      const __m512i index = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(static_cast<int>(step)));
+      const __m512i gathered = _mm512_mask_i32gather_epi32(
+          _mm512_setzero_si512(), static_cast<__mmask16>(mask & ~(1u << last)), index, p, 2);
+      words = _mm512_cvtepi32_epi16(
+          _mm512_mask_set1_epi32(gathered, static_cast<__mmask16>(1u << last), p[last * step]));
     }
-    // No 16-bit gather, and a 32-bit one would read past the last value.
-    alignas(32) uint16_t words[16];
-    for (int i = 0; i < 16; ++i) words[i] = (mask >> i) & 1 ? p[i * step] : uint16_t{0};
-    return bits(words, mask);
+    return _mm512_castps_si512(
+        kHalf ? _mm512_cvtph_ps(words)
+              : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16)));
   }
   static float value(uint16_t w) { return _mm_cvtss_f32(_mm512_castps512_ps128(load(&w, 1))); }
 };
