@@ -1303,21 +1303,19 @@ TEST(ConvRegistry, DensePlaneEntriesRunOnlyWherePreferred) {
   const ConvShape pointwise = claimShape(32, 64, 1, 2, 14, 1, 2, 0);
   EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, pointwise, Isa::Avx512).name,
                halves ? "f32_conv_bwdw_direct_nc16_avx512" : "f32_conv_bwdw_im2col_gemm");
-  // Likewise an ungrouped 1D layer with 128 channels or more, and the
-  // stride phases' weight gradient of a 3-channel image stem (not of a
-  // one-channel 1D stem).
+  // Likewise an ungrouped 1D layer with 128 channels or more; the stride
+  // phases' weight gradient only with halved FMAs.
   ConvShape wide = claimShape(128, 160, 1, 1, 300, 3, 1, 1);
   EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, wide, Isa::Avx512).name,
                halves ? "f32_conv_bwdw_direct_nc16_avx512" : "f32_conv_bwdw_im2col_gemm");
-  // Elsewhere those stems' weight gradients run the few-channel kernel.
+  // Elsewhere the stems' weight gradients, image or one-channel 1D, run the
+  // few-channel kernel.
   const ConvShape stem = claimShape(3, 16, 1, 2, 40, 7, 2, 3);
-  EXPECT_STREQ(
-      selectConvAlgorithm(ConvPass::BackwardWeight, stem, Isa::Avx512).name,
-      halves ? "f32_conv_bwdw_phase_plane_w16_avx512" : "f32_conv_bwdw_few_channels_o4t6_avx512");
   const ConvShape wav = claimShape(1, 32, 1, 1, 400, 10, 5, 0);
-  EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, wav, Isa::Avx512).name,
-               halves || !planes ? "f32_conv_bwdw_phase_plane_w16_avx512"
-                                 : "f32_conv_bwdw_few_channels_o4t6_avx512");
+  for (const ConvShape& st : {stem, wav})
+    EXPECT_STREQ(
+        selectConvAlgorithm(ConvPass::BackwardWeight, st, Isa::Avx512).name,
+        halves ? "f32_conv_bwdw_phase_plane_w16_avx512" : "f32_conv_bwdw_few_channels_o4t6_avx512");
   Restore restore;  // forces the AMD choices
   for (const auto& p : passes)
     EXPECT_STREQ(selectConvAlgorithm(p.pass, s, Isa::Avx512).name, p.plane);

@@ -379,18 +379,19 @@ bool groupedPlaneWeights(const ConvShape& s) {
   const bool wideGroups = s.inChannels / s.groups >= 8 && s.outChannels / s.groups >= 8;
   return nchw_plane::acceptsGroupedBackwardWeight(s) && !(wideGroups && denseBlockedWeights(s));
 }
-// The stride-phase weight gradient where zmm FMAs run at full width: only
-// 1D layers with one input channel (wav2vec's stem: 4.3 ms against the
-// GEMM's 5.2). On the Intel Xeon VM every other accepted layer measured
-// faster on the im2col GEMM: RN50 stem 7x7/2 3->64 37.6 -> 22.9 ms (2
-// threads 19.0 -> 13.2), a one-channel 7x7/2 12.3 -> 10.4, 1D k10 s5 with
-// 2 or 3 channels 4.5 -> 3.3 and 3.5 -> 2.2, 3x3/2 3->32 1.7 -> 1.0.
-// On the Zen 5 EPYC (full width, plane kernels preferred) the GEMM wins that
-// stem too: 7.7-8.0 -> 4.9-5.8 ms, 2 threads 3.5-3.8 -> 2.5-3.1.
+// The stride-phase weight gradient only where zmm FMAs run in halves
+// (Zen 4): elsewhere the next entries measured faster on every layer it
+// takes. Intel Xeon VM, against the im2col GEMM: RN50 stem 7x7/2 3->64 37.6
+// -> 22.9 ms (2 threads 19.0 -> 13.2), a one-channel 7x7/2 12.3 -> 10.4, 1D
+// k10 s5 with 2 or 3 channels 4.5 -> 3.3 and 3.5 -> 2.2, 3x3/2 3->32 1.7 ->
+// 1.0; wav2vec's one-channel stem, which it kept there until the few-channel
+// pass was measured against it (interleaved medians of 5, 1 / 2 threads):
+// fp32 4.50 -> 3.38 / 2.32 -> 1.75 ms, bf16 11.6 -> 3.0 / 5.35 -> 1.43 (dy
+// read as words, no fp32 copy), fp16 12.6 -> 2.8. Zen 5 EPYC (full width,
+// plane kernels preferred): the GEMM won that stem too, 7.7-8.0 -> 4.9-5.8
+// ms, 2 threads 3.5-3.8 -> 2.5-3.1.
 bool stridePhaseWeights(const ConvShape& s) {
-  const bool oneChannelRows = s.in[0] == 1 && s.in[1] == 1 && s.inChannels == 1;
-  return (zmmFmaInHalves() || (oneChannelRows && !densePlanesPreferred())) &&
-         nchw_plane::acceptsStridePhasesBackwardWeight(s);
+  return zmmFmaInHalves() && nchw_plane::acceptsStridePhasesBackwardWeight(s);
 }
 // The AVX512-BF16 entries run only where VDPBF16PS is fast
 // (bf16DotAtFmaRate); elsewhere the fp32 kernels are faster.
