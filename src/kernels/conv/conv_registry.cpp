@@ -390,6 +390,17 @@ bool groupedPlaneWeights(const ConvShape& s) {
 // read as words, no fp32 copy), fp16 12.6 -> 2.8. Zen 5 EPYC (full width,
 // plane kernels preferred): the GEMM won that stem too, 7.7-8.0 -> 4.9-5.8
 // ms, 2 threads 3.5-3.8 -> 2.5-3.1.
+// The stride-phase data gradient only on AMD (plane kernels preferred, or
+// FMAs in halves), where it was measured against the im2col GEMM (wav2vec
+// stem dX, 1 thread: 10.3 -> 6.8-7.6 ms). On the Intel Xeon VM the
+// few-channel pass, or the GEMM, took its stems (interleaved medians, 1 / 2
+// threads): wav2vec's fp32 4.50 / 2.34 against 4.65 / 2.21 ms, bf16 14.0 /
+// 6.2 -> 11.0 / 4.8; 1D k10 s5 2->64 L8000 batch 4 0.37 -> 0.27; k8 s4
+// 1->64 L16000 batch 8 (to the col2im GEMM) 0.80 -> 0.57.
+bool stridePhaseData(const ConvShape& s) {
+  return (zmmFmaInHalves() || densePlanesPreferred()) &&
+         nchw_plane::acceptsStridePhasesBackwardData(s);
+}
 bool stridePhaseWeights(const ConvShape& s) {
   return zmmFmaInHalves() && nchw_plane::acceptsStridePhasesBackwardWeight(s);
 }
@@ -615,8 +626,8 @@ const ConvAlgorithm kAlgorithms[] = {
   {"f32_conv_bwdd_plane_w16_avx512", kD, Isa::Avx512, denseBackwardDataPlanes,
    nchw_plane::correlationScratchBytes, planeCorrelationBackwardData,
    planeCorrelationBackwardDataBias, wordsAreOperands, planeCorrelationBackwardDataWords, nullptr, true},
-  {"f32_conv_bwdd_phase_plane_w16_avx512", kD, Isa::Avx512,
-   nchw_plane::acceptsStridePhasesBackwardData, nchw_plane::stridePhasesBackwardDataScratchBytes,
+  {"f32_conv_bwdd_phase_plane_w16_avx512", kD, Isa::Avx512, stridePhaseData,
+   nchw_plane::stridePhasesBackwardDataScratchBytes,
    stridePhasesBackwardData, nchw_plane::stridePhasesBackwardData},
   {"f32_conv_bwdd_few_channels_t6w64_avx512", kD, Isa::Avx512, few_channels::acceptsBackwardData,
    few_channels::backwardDataScratchBytes, fewChannelBackwardData, fewChannelBackwardDataBias},
