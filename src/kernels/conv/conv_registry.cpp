@@ -74,6 +74,10 @@ void fewChannelForwardBias(const ConvShape& s, const float* x, const float* w, c
                            float* y, void* scratch) {
   few_channels::forward(s, x, w, y, scratch, bias);
 }
+bool fewChannelBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
+                                 const float* bias, uint16_t* dx, void* scratch) {
+  return few_channels::backwardDataWords(s, dy, w, bias, dx, scratch);
+}
 bool fewChannelForwardWords(const ConvShape& s, const uint16_t* x, const float* w,
                             const float* bias, uint16_t* y, void* scratch) {
   return few_channels::forwardWords(s, x, w, bias, y, scratch);
@@ -630,7 +634,8 @@ const ConvAlgorithm kAlgorithms[] = {
    nchw_plane::stridePhasesBackwardDataScratchBytes,
    stridePhasesBackwardData, nchw_plane::stridePhasesBackwardData},
   {"f32_conv_bwdd_few_channels_t6w64_avx512", kD, Isa::Avx512, few_channels::acceptsBackwardData,
-   few_channels::backwardDataScratchBytes, fewChannelBackwardData, fewChannelBackwardDataBias},
+   few_channels::backwardDataScratchBytes, fewChannelBackwardData, fewChannelBackwardDataBias,
+   wordsAreOperands, fewChannelBackwardDataWords},
   {"f32_conv_bwdd_direct_nc16_avx512", kD, Isa::Avx512, blockedBackwardData<Channels::Dense>,
    blocked::backwardDataScratchBytes, blockedBackwardDataRun<Isa::Avx512>,
    blockedBackwardDataBias<Isa::Avx512>, wordsAreOperands, blockedBackwardDataWords, nullptr,

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <xmmintrin.h>
 
@@ -40,8 +41,9 @@ struct Plan {
   int64_t rows = 0, phaseW = 0;
   int64_t phaseFloats = 0, planeFloats = 0;
   // weightOffset: the forward's and data gradient's packed weights, or the
-  // weight gradient's 16-lane sums.
-  uint64_t xOffset = 0, weightOffset = 0, bytes = 0;
+  // weight gradient's 16-lane sums. rowOffset: the data gradient's fp32 row
+  // of dx per work item, for words of shape.io (rounded from it).
+  uint64_t xOffset = 0, weightOffset = 0, rowOffset = 0, bytes = 0;
 };
 
 uint64_t aligned(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
@@ -292,24 +294,35 @@ int64_t tapTilesPerChannel(const ConvShape& s) {
 
 bool dataPlanOf(const ConvShape& s, Plan* p) {
   if (!planOf(s, p)) return false;
-  int64_t weightFloats = 0;
-  if (!checkedMul(s.inChannels * tapTilesPerChannel(s) * kWeightTaps, s.outChannels, &weightFloats))
+  int64_t weightFloats = 0, rowFloats = 0;
+  if (!checkedMul(s.inChannels * tapTilesPerChannel(s) * kWeightTaps, s.outChannels,
+                  &weightFloats) ||
+      !checkedMul(s.batch * s.inChannels, s.in[2], &rowFloats))
     return false;
-  p->bytes = p->weightOffset + aligned(static_cast<uint64_t>(weightFloats) * sizeof(float));
+  p->rowOffset = p->weightOffset + aligned(static_cast<uint64_t>(weightFloats) * sizeof(float));
+  p->bytes = p->rowOffset;
+  if (s.io != ElementType::F32)
+    p->bytes += aligned(static_cast<uint64_t>(rowFloats) * sizeof(float));
   return true;
 }
 
 // dx's rows of one (image, channel) from its padded phases: bias (or 0)
-// plus the phase element each position is, 0 where no window reaches.
-void unpadRows(const ConvShape& s, const Plan& p, const float* plane, float b, float* dx) {
+// plus the phase element each position is, 0 where no window reaches. Words
+// of shape.io: each row summed in `rowBuffer` (inW floats), then rounded.
+template <typename Out>
+void unpadRows(const ConvShape& s, const Plan& p, const float* plane, float b, Out* dx,
+               float* rowBuffer) {
   const int64_t inH = s.in[1], inW = s.in[2], step = s.stride[2], pad = s.padBefore[2];
   const conv_detail::StridedRowLoops loops = conv_detail::stridedRowLoops();
+  constexpr bool kWords = std::is_same_v<Out, uint16_t>;
+  const detail::ScatterRunFn round =
+      kWords ? detail::vectorScatterRun(s.io, Rounding::None) : nullptr;
   for (int64_t ih = 0; ih < inH; ++ih) {
-    float* row = dx + ih * inW;
+    float* row = rowBuffer;
+    if constexpr (!kWords) row = dx + ih * inW;
     std::fill(row, row + inW, b);
     const int64_t r = ih + s.padBefore[1];
-    if (r >= p.rows) continue;
-    for (int64_t phase = 0; phase < step; ++phase) {
+    for (int64_t phase = 0; phase < step && r < p.rows; ++phase) {
       // x column iw = q * step + phase - pad, for q in [lo, hi).
       const int64_t first = phase - pad;
       const int64_t lo = std::min(p.phaseW, first >= 0 ? 0 : (-first + step - 1) / step);
@@ -322,6 +335,15 @@ void unpadRows(const ConvShape& s, const Plan& p, const float* plane, float b, f
         for (int64_t q = 0; q < hi - lo; ++q) dst[q] += src[q];
       else
         loops.add(src, hi - lo, step, dst);
+    }
+    if constexpr (kWords) {
+      uint16_t* words = dx + ih * inW;
+      if (round) {
+        round(row, inW, words);
+      } else {
+        for (int64_t q = 0; q < inW; ++q)
+          words[q] = s.io == ElementType::F16 ? floatToHalf(row[q]) : floatToBf16(row[q]);
+      }
     }
   }
 }
@@ -343,10 +365,19 @@ uint64_t backwardDataScratchBytes(const ConvShape& shape) {
   return dataPlanOf(shape, &p) ? p.bytes : 0;
 }
 
-void backwardData(const ConvShape& s, const float* dy, const float* w, float* dx, void* scratch,
-                  const float* bias) {
+namespace {
+
+// The data gradient on elements E of dy (fp32, or words of shape.io), into
+// dx of elements Out (likewise).
+template <typename E, typename Out>
+void runBackwardData(const ConvShape& s, const E* dy, const float* w, Out* dx, void* scratch,
+                     const float* bias) {
+  constexpr bool kWords = std::is_same_v<E, uint16_t>;
+  const detail::GatherRunFn widen =
+      kWords ? detail::vectorGatherRun(s.io, Rounding::None) : nullptr;
   Plan p;
   dataPlanOf(s, &p);
+  float* rows = scratchRegion<float>(scratch, p.rowOffset);
   float* planes = scratchRegion<float>(scratch, p.xOffset);
   float* wp = scratchRegion<float>(scratch, p.weightOffset);
   const int64_t C = s.inChannels, O = s.outChannels;
@@ -386,14 +417,18 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, float* dx
           job.count = std::min(kDataPositions, outW - q0);
           for (int64_t o0 = 0; o0 < O; o0 += kDataChannels) {
             job.outChannels = std::min(kDataChannels, O - o0);
-            const float* from = dy + (n * O + o0) * outPlane + oh * outW + q0;
+            const E* from = dy + (n * O + o0) * outPlane + oh * outW + q0;
             // The next chunk's address as an integer: past the last row it
             // points nowhere, which a prefetch may.
             const uintptr_t ahead =
                 (q0 + kDataPositions < outW ? kDataPositions : outW - q0) * sizeof(float);
             for (int64_t o = 0; o < job.outChannels; ++o) {
-              std::memcpy(chunk + o * kDataPositions, from + o * outPlane,
-                          static_cast<size_t>(job.count) * sizeof(float));
+              if constexpr (kWords) {
+                widen(from + o * outPlane, job.count, chunk + o * kDataPositions);
+              } else {
+                std::memcpy(chunk + o * kDataPositions, from + o * outPlane,
+                            static_cast<size_t>(job.count) * sizeof(float));
+              }
               const uintptr_t next = reinterpret_cast<uintptr_t>(from + o * outPlane) + ahead;
               for (uintptr_t b = 0; b < kDataPositions * sizeof(float); b += 64)
                 _mm_prefetch(reinterpret_cast<const char*>(next + b), _MM_HINT_T0);
@@ -413,9 +448,22 @@ void backwardData(const ConvShape& s, const float* dy, const float* w, float* dx
       }
       for (int64_t c = c0; c < c0 + perItem; ++c)
         unpadRows(s, p, planes + (n * C + c) * p.planeFloats, bias ? bias[c] : 0.0f,
-                  dx + (n * C + c) * inPlane);
+                  dx + (n * C + c) * inPlane, rows + item * s.in[2]);
     }
   });
+}
+
+}  // namespace
+
+void backwardData(const ConvShape& s, const float* dy, const float* w, float* dx, void* scratch,
+                  const float* bias) {
+  runBackwardData(s, dy, w, dx, scratch, bias);
+}
+
+bool backwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w, const float* bias,
+                       uint16_t* dx, void* scratch) {
+  runBackwardData(s, dy, w, dx, scratch, bias);
+  return true;
 }
 
 bool acceptsBackwardWeight(const ConvShape& shape) {

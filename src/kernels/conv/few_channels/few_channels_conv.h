@@ -90,6 +90,10 @@ bool acceptsBackwardData(const ConvShape& shape);
 uint64_t backwardDataScratchBytes(const ConvShape& shape);
 void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx, void* scratch,
                   const float* bias = nullptr);
+// The words form: dy and dx as the caller's dense words of type shape.io
+// (their values the operands), each dx value rounded once.
+bool backwardDataWords(const ConvShape& shape, const uint16_t* dy, const float* w,
+                       const float* bias, uint16_t* dx, void* scratch);
 
 // Tiles of the weight micro-kernel: output channels x taps.
 constexpr int kWeightChannels = 4;
