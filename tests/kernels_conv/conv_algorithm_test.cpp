@@ -1370,6 +1370,21 @@ TEST(ConvRegistry, Bf16StridedPointwiseWeightsGoToTheGemm) {
   EXPECT_STREQ(selectConvAlgorithm(ConvPass::BackwardWeight, unit, Isa::Avx512Bf16).name, bf16);
 }
 
+// On AMX the hi/lo entries (fp16, HF32 operands) leave the weight gradient
+// of strided pointwise layers to the GEMM where zmm FMAs run at full width;
+// bf16 pairs keep it.
+TEST(ConvRegistry, HiLoStridedPointwiseWeightsGoToTheGemmOnAmx) {
+  if (detectedIsa() < Isa::Amx) GTEST_SKIP() << "no AMX on this CPU";
+  if (zmmFmaInHalves()) GTEST_SKIP() << "this CPU runs zmm FMAs in two halves";
+  for (OperandValues v : {OperandValues::F16, OperandValues::HF32, OperandValues::BF16}) {
+    ConvShape strided = claimShape(64, 128, 1, 2, 14, 1, 2, 0);
+    strided.operands = v;
+    EXPECT_STREQ(
+        selectConvAlgorithm(ConvPass::BackwardWeight, strided, Isa::Amx).name,
+        v == OperandValues::BF16 ? "bf16_conv_bwdw_direct_nw16_amx" : "f32_conv_bwdw_im2col_gemm");
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The ISA names and the override.
 

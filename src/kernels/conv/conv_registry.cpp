@@ -481,7 +481,12 @@ bool bf16BackwardData(const ConvShape& s) {
 // subsampled positions one element at a time (aclnnConvolutionBackward,
 // bf16 tensors, dW, Zen 5 EPYC, 1 thread, medians of 5: res5 1x1/2
 // 1024->2048 14x14 22.0 -> 10.4 ms, RN50 1x1/2 256->512 56x56 15.2 ->
-// 11.9, fp32 copies of x and dy included). Not measured with AMX.
+// 11.9, fp32 copies of x and dy included). On AMX the hi/lo entries (fp16
+// and HF32 operands) leave those layers to the GEMM too (Intel Xeon VM, dW,
+// 1 thread, interleaved medians of 3: RN50 1x1/2 256->512 fp16 28.1 -> 19.3
+// ms, HF32 32.5 -> 15.5; res5 fp16 18.4 -> 15.1, HF32 17.9 -> 13.4; the
+// unit-stride 1x1 256->64 level); bf16 pairs there stay on AMX (RN50 1x1/2
+// 9.3 ms against the GEMM's 14.6 on fp32 copies).
 bool stridedPointwiseWeightsOnGemm(const ConvShape& s) {
   const bool strided = s.stride[0] > 1 || s.stride[1] > 1 || s.stride[2] > 1;
   return strided && conv_detail::unpaddedPointwise(s) && !zmmFmaInHalves();
@@ -489,7 +494,7 @@ bool stridedPointwiseWeightsOnGemm(const ConvShape& s) {
 template <bool pairs, Isa isa = Isa::Amx>
 bool bf16BackwardWeight(const ConvShape& s) {
   return (s.operands == OperandValues::BF16) == pairs && bf16HardwarePays<isa>() &&
-         !(isa == Isa::Avx512Bf16 && stridedPointwiseWeightsOnGemm(s)) &&
+         !((isa == Isa::Avx512Bf16 || !pairs) && stridedPointwiseWeightsOnGemm(s)) &&
          blocked::acceptsBf16BackwardWeight(isa, s);
 }
 
