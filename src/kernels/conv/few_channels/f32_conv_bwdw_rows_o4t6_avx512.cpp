@@ -13,6 +13,7 @@
 
 #include "kernels/conv/few_channels/few_channels_conv.h"
 #include "kernels/simd/half_words_avx512.h"
+#include "kernels/simd/hf32_rounding_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 
 namespace aclcpu {
@@ -20,11 +21,19 @@ namespace kernels {
 namespace few_channels {
 namespace {
 
-// dy as fp32, or as the caller's bf16 or half words widened as loaded.
+// dy as fp32 (as it is, or rounded to HF32), or as the caller's bf16 or
+// half words widened as loaded.
 struct F32Dy {
   using Element = float;
   static __m512 load(const float* p) { return _mm512_loadu_ps(p); }
   static __m512 load(const float* p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+};
+struct Hf32Dy {
+  using Element = float;
+  static __m512 load(const float* p) { return simd::roundHf32(_mm512_loadu_ps(p)); }
+  static __m512 load(const float* p, __mmask16 m) {
+    return simd::roundHf32(_mm512_maskz_loadu_ps(m, p));
+  }
 };
 struct Bf16Dy {
   using Element = uint16_t;
@@ -129,7 +138,7 @@ void f32_conv_bwdw_rows_o4t6_avx512(const FewChannelWeightJob& job) {
     case ElementType::F16:
       return runDy<F16Dy>(job);
     default:
-      return runDy<F32Dy>(job);
+      return job.roundDyHf32 ? runDy<Hf32Dy>(job) : runDy<F32Dy>(job);
   }
 }
 

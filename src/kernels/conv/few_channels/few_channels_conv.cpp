@@ -88,15 +88,19 @@ struct InsideCopy {
   const ConvShape& s;
   conv_detail::StridedRowLoops loops = conv_detail::stridedRowLoops();
   detail::GatherRunFn widen = detail::vectorGatherRun(s.io, Rounding::None);
+  detail::GatherRunFn roundHf32 = detail::vectorGatherRun(ElementType::F32, Rounding::HF32);
 
   void operator()(const float* src, int64_t readable, int64_t step, int64_t count,
                   float* dst) const {
+    const bool hf32 = s.inputRounding == Rounding::HF32;
+    if (step == 1 && hf32 && roundHf32) return roundHf32(src, count, dst);
     if (step == 1)
       std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(float));
     else
       loops.copy(src, readable, step, count, dst);
-    if (s.inputRounding == Rounding::HF32)
-      for (int64_t q = 0; q < count; ++q) dst[q] = roundFloat(dst[q], Rounding::HF32);
+    if (!hf32) return;
+    if (roundHf32) return roundHf32(dst, count, dst);  // in place: each lane loaded first
+    for (int64_t q = 0; q < count; ++q) dst[q] = roundFloat(dst[q], Rounding::HF32);
   }
   void operator()(const uint16_t* src, int64_t /*readable*/, int64_t step, int64_t count,
                   float* dst) const {
@@ -373,8 +377,11 @@ template <typename E, typename Out>
 void runBackwardData(const ConvShape& s, const E* dy, const float* w, Out* dx, void* scratch,
                      const float* bias) {
   constexpr bool kWords = std::is_same_v<E, uint16_t>;
+  // Words widened, or fp32 dy rounded to HF32 (the caller's raw values), as
+  // each chunk is copied; plain fp32 dy copied as it is.
   const detail::GatherRunFn widen =
-      kWords ? detail::vectorGatherRun(s.io, Rounding::None) : nullptr;
+      kWords ? detail::vectorGatherRun(s.io, Rounding::None)
+             : detail::vectorGatherRun(ElementType::F32, s.inputRounding);
   Plan p;
   dataPlanOf(s, &p);
   float* rows = scratchRegion<float>(scratch, p.rowOffset);
@@ -423,7 +430,7 @@ void runBackwardData(const ConvShape& s, const E* dy, const float* w, Out* dx, v
             const uintptr_t ahead =
                 (q0 + kDataPositions < outW ? kDataPositions : outW - q0) * sizeof(float);
             for (int64_t o = 0; o < job.outChannels; ++o) {
-              if constexpr (kWords) {
+              if (widen) {
                 widen(from + o * outPlane, job.count, chunk + o * kDataPositions);
               } else {
                 std::memcpy(chunk + o * kDataPositions, from + o * outPlane,
@@ -508,6 +515,7 @@ void runWeight(const ConvShape& s, const E* x, const E* dy, float* dw, void* scr
       double lanes[kWeightGroup * kChannelSumLanes] = {};
       FewChannelWeightJob job;
       job.dyType = dyType;
+      job.roundDyHf32 = dyType == ElementType::F32 && s.inputRounding == Rounding::HF32;
       job.xRowStep = s.stride[1] * p.phaseW;
       job.dyChannelStride = outPlane;
       job.dyRowStep = outW;

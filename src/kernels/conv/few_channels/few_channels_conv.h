@@ -68,8 +68,8 @@ void f32_conv_fwd_rows_c6w64_avx512(const FewChannelRowJob& job);
 // stem's weight gradient packing dy transposed). Every (o, tap) sum is 16
 // lane sums over the rows in order, then its lanes in a fixed tree:
 // bit-identical for any thread count (each output channel's sums are one
-// thread's). shape.inputRounding HF32 rounds x as it is copied (dy comes
-// rounded).
+// thread's). shape.inputRounding HF32 rounds x as it is copied and dy as
+// it is loaded.
 bool acceptsBackwardWeight(const ConvShape& shape);
 uint64_t backwardWeightScratchBytes(const ConvShape& shape);
 // With dySums, also dySums[o] = the sum of dy[n, o, ...] with channelSums'
@@ -86,6 +86,7 @@ bool backwardWeightWords(const ConvShape& shape, const uint16_t* x, const uint16
 // then added into dx (+ bias). One work item per (image, input channel),
 // whose phase planes it alone writes: every dx element is one fixed-order
 // sum over (output row, tap, output channel), whatever the thread count.
+// shape.inputRounding HF32 rounds dy as it is copied.
 bool acceptsBackwardData(const ConvShape& shape);
 uint64_t backwardDataScratchBytes(const ConvShape& shape);
 void backwardData(const ConvShape& shape, const float* dy, const float* w, float* dx, void* scratch,
@@ -111,7 +112,8 @@ struct FewChannelWeightJob {
   int64_t xRowStep = 0;
   const void* dy = nullptr;  // elements of dyType
   ElementType dyType = ElementType::F32;
-  int channels = 0;  // 1 to kWeightChannels
+  bool roundDyHf32 = false;  // fp32 dy rounded to HF32 as it is loaded
+  int channels = 0;          // 1 to kWeightChannels
   int64_t dyChannelStride = 0, dyRowStep = 0;
   int64_t rows = 0, count = 0;
   float* sums = nullptr;
