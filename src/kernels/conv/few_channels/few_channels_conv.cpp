@@ -105,6 +105,21 @@ struct InsideCopy {
   void operator()(const uint16_t* src, int64_t /*readable*/, int64_t step, int64_t count,
                   float* dst) const {
     if (step == 1 && widen) return widen(src, count, dst);
+    if (widen) {
+      // Strided: each span of words widened whole into a buffer, then its
+      // columns picked (RN50 stem 7x7/2 bf16: word by word, this copy was
+      // 8% of the forward's samples).
+      constexpr int64_t kSpan = 1024;
+      float wide[kSpan];
+      const int64_t perSpan = (kSpan - 1) / step + 1;
+      for (int64_t q = 0; q < count; q += perSpan) {
+        const int64_t n = std::min(perSpan, count - q);
+        const int64_t span = (n - 1) * step + 1;
+        widen(src + q * step, span, wide);
+        loops.copy(wide, span, step, n, dst + q);
+      }
+      return;
+    }
     const bool half = s.io == ElementType::F16;
     for (int64_t q = 0; q < count; ++q)
       dst[q] = half ? halfToFloat(src[q * step]) : bf16ToFloat(src[q * step]);
