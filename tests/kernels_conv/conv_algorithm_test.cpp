@@ -751,6 +751,7 @@ TEST_P(ConvAlgorithmEntry, WordsRunsEqualFp32RunsOnTheSameValues) {
       // One scratch for both runs: the larger of their sizes.
       Scratch scratch(std::max(algorithm.scratchBytes(words), algorithm.scratchBytes(values)));
       algorithm.run(values, op.a.data(), op.b.data(), expected.data(), scratch.get());
+      scratch.repoison();  // the words run must not lean on the fp32 run's staging
       const std::vector<uint16_t> a = toWords(op.a);
       const std::string label = entryLabel(algorithm.name, words);
       if (weightPass) {

@@ -150,6 +150,9 @@ class Scratch {
   }
   void* get() { return base_.get() + kFront; }
   uint64_t bytes() const { return bytes_; }
+  // Fills the scratch with the guard byte again: a run that reads what it
+  // did not write then meets junk, not an earlier run's values.
+  void repoison() { std::memset(base_.get() + kFront, kGuardByte, bytes_); }
   // The guard after the scratch.
   bool guardIntact() const {
     for (uint64_t i = 0; i < kGuard; ++i)
