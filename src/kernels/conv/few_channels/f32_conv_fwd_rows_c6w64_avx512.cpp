@@ -48,33 +48,25 @@ void runTile(const FewChannelRowJob& j, int64_t c0, int64_t p0) {
     }
   }
   const __mmask16 last = simd::firstLanes(j.count - p0 - (NV - 1) * 16);
-  if (j.outWords) {
-    const bool half = j.outWordType == ElementType::F16;
-#pragma GCC unroll 6
-    for (int c = 0; c < NC; ++c) {
-      uint16_t* out = j.outWords + (c0 - j.channelBegin + c) * j.outChannelStride + p0;
-      const __m512 b = _mm512_set1_ps(j.bias ? j.bias[c0 + c] : 0.0f);
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) {
-        const __m512 r = j.bias ? _mm512_add_ps(acc[c][v], b) : acc[c][v];
-        const __mmask16 m = v + 1 < NV ? static_cast<__mmask16>(0xFFFF) : last;
-        if (half)
-          simd::storeF16(out + v * 16, m, r);
-        else
-          simd::storeBf16(out + v * 16, m, r);
-      }
-    }
-    return;
-  }
+  const bool half = j.outWordType == ElementType::F16;
 #pragma GCC unroll 6
   for (int c = 0; c < NC; ++c) {
-    float* out = j.out + (c0 - j.channelBegin + c) * j.outChannelStride + p0;
+    const int64_t row = (c0 - j.channelBegin + c) * j.outChannelStride + p0;
     const __m512 b = _mm512_set1_ps(j.bias ? j.bias[c0 + c] : 0.0f);
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       const __m512 r = j.bias ? _mm512_add_ps(acc[c][v], b) : acc[c][v];
-      float* at = out + v * 16;
       const bool whole = v + 1 < NV || last == 0xFFFF;
+      if (j.outWords) {
+        uint16_t* words = j.outWords + row + v * 16;
+        const __mmask16 m = whole ? static_cast<__mmask16>(0xFFFF) : last;
+        if (half)
+          simd::storeF16(words, m, r);
+        else
+          simd::storeBf16(words, m, r);
+        continue;
+      }
+      float* at = j.out + row + v * 16;
       if (j.stream && whole && (reinterpret_cast<uintptr_t>(at) & 63) == 0)
         _mm512_stream_ps(at, r);
       else if (whole)
