@@ -470,7 +470,8 @@ void runBackwardData(const ConvShape& s, const E* dy, const float* w, Out* dx, v
       }
       for (int64_t c = c0; c < c0 + perItem; ++c)
         unpadRows(s, p, planes + (n * C + c) * p.planeFloats, bias ? bias[c] : 0.0f,
-                  dx + (n * C + c) * inPlane, rows + item * s.in[2]);
+                  dx + (n * C + c) * inPlane,
+                  std::is_same_v<Out, uint16_t> ? rows + item * s.in[2] : nullptr);
     }
   });
 }
