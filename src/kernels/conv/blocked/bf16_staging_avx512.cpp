@@ -231,6 +231,7 @@ bool stageRows(const typename E::Element* dense, int64_t denseChannels, PairKind
   const int64_t imageStride = denseChannels * channelStride;
   int64_t lo = 0, hi = 0;
   insideColumns(l, &lo, &hi);
+  const int64_t step = l.step[2];
   __mmask16 unsafe = 0;
   // Each row that starts a block requests the next block's span
   // (kPrefetchedSpanBytes).
@@ -258,7 +259,6 @@ bool stageRows(const typename E::Element* dense, int64_t denseChannels, PairKind
     }
     for (int64_t q = lo; q < hi; q += 16) {
       const int64_t n = hi - q < 16 ? hi - q : 16;
-      const int64_t step = l.step[2];
       const Source* col = image + q * step + l.first[2];
       __m512 v[16];
       simd::withFirstLanes(

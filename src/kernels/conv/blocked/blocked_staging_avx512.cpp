@@ -28,6 +28,7 @@ void stageRowsFrom(const typename E::Element* dense, const StagedLayout& l, int6
   const int64_t channelStride = l.source[0] * l.source[1] * l.source[2];
   int64_t lo = 0, hi = 0;  // the same for every row of the layout
   insideColumns(l, &lo, &hi);
+  const int64_t step = l.step[2];
   const int64_t spanBytes =
       kLanes * channelStride * static_cast<int64_t>(sizeof(typename E::Element));
   const bool prefetchSpans = spanBytes <= kPrefetchedSpanBytes;
@@ -42,29 +43,23 @@ void stageRowsFrom(const typename E::Element* dense, const StagedLayout& l, int6
     float* dst = stagedRow(staged, l, r);
     if (!zeroOutsideColumns(l, r, lo, hi, dst)) continue;
     const typename E::Element* src = dense + denseRow(l, r);
-    if (l.step[2] != 1) {
-      for (int64_t q = lo; q < hi; ++q) {
-        const int64_t i = q * l.step[2] + l.first[2];
-        for (int64_t lane = 0; lane < kLanes; ++lane) {
-          const int64_t c = laneChannel(l, lane);
-          dst[q * kLanes + lane] = c < r.channels ? E::value(src[c * channelStride + i]) : 0.0f;
-        }
-      }
-      continue;
-    }
     int64_t channelOf[16];
     for (int lane = 0; lane < 16; ++lane) channelOf[lane] = laneChannel(l, lane);
     for (int64_t q = lo; q < hi; q += 16) {
       const int64_t n = hi - q < 16 ? hi - q : 16;
       __m512 v[16];
-      const typename E::Element* from = src + q + l.first[2];
+      const typename E::Element* from = src + q * step + l.first[2];
       simd::withFirstLanes(
           n, [&](__mmask16 mask) __attribute__((always_inline)) {
+            // A subsampled row (a strided 1x1 layer's staged x) reads its
+            // columns `step` apart.
+            auto load = [&](const typename E::Element* at) {
+              return step == 1 ? E::load(at, mask) : _mm512_castsi512_ps(E::bits(at, step, mask));
+            };
 #pragma GCC unroll 16
             for (int lane = 0; lane < 16; ++lane) {
               const int64_t c = channelOf[lane];
-              v[lane] =
-                  c < r.channels ? E::load(from + c * channelStride, mask) : _mm512_setzero_ps();
+              v[lane] = c < r.channels ? load(from + c * channelStride) : _mm512_setzero_ps();
             }
           });
       simd::transpose16x16(v);

@@ -17,9 +17,8 @@ namespace kernels {
 namespace blocked {
 
 // load: 16 consecutive values as fp32 (lanes off `mask` 0); bits: their
-// fp32 bit patterns, consecutive or `step` elements apart; value: one value
-// as fp32. In an unnamed namespace, the counterpart of `static` in the
-// other headers.
+// fp32 bit patterns, consecutive or `step` elements apart. In an unnamed
+// namespace, the counterpart of `static` in the other headers.
 namespace {
 
 struct F32Elements {
@@ -33,7 +32,6 @@ struct F32Elements {
     const __m512i index = _mm512_mullo_epi32(lanes, _mm512_set1_epi32(static_cast<int>(step)));
     return _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), mask, index, p, 4);
   }
-  static float value(float v) { return v; }
 };
 // The caller's raw fp32 values, rounded to HF32 as they are read
 // (ConvShape::inputRounding).
@@ -47,7 +45,6 @@ struct Hf32Elements {
     return _mm512_castps_si512(
         simd::roundHf32(_mm512_castsi512_ps(F32Elements::bits(p, step, mask))));
   }
-  static float value(float v) { return _mm512_cvtss_f32(simd::roundHf32(_mm512_set1_ps(v))); }
 };
 // kHalf: IEEE half words, else bf16 words. VCVTPH2PS quiets a signalling
 // NaN: the bf16 kernels send any NaN to the exact path, and the fp32
@@ -87,7 +84,6 @@ struct WordElements {
         kHalf ? _mm512_cvtph_ps(words)
               : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(words), 16)));
   }
-  static float value(uint16_t w) { return _mm_cvtss_f32(_mm512_castps512_ps128(load(&w, 1))); }
 };
 using Bf16Elements = WordElements<false>;
 using F16Elements = WordElements<true>;
