@@ -386,10 +386,10 @@ uint64_t backwardDataScratchBytes(const ConvShape& shape) {
 
 namespace {
 
-// The data gradient on elements E of dy (fp32, or words of shape.io), into
-// dx of elements Out (likewise).
-template <typename E, typename Out>
-void runBackwardData(const ConvShape& s, const E* dy, const float* w, Out* dx, void* scratch,
+// The data gradient on elements E of dy and dx (fp32, or words of
+// shape.io).
+template <typename E>
+void runBackwardData(const ConvShape& s, const E* dy, const float* w, E* dx, void* scratch,
                      const float* bias) {
   constexpr bool kWords = std::is_same_v<E, uint16_t>;
   // Words widened, or fp32 dy rounded to HF32 (the caller's raw values), as
@@ -470,8 +470,7 @@ void runBackwardData(const ConvShape& s, const E* dy, const float* w, Out* dx, v
       }
       for (int64_t c = c0; c < c0 + perItem; ++c)
         unpadRows(s, p, planes + (n * C + c) * p.planeFloats, bias ? bias[c] : 0.0f,
-                  dx + (n * C + c) * inPlane,
-                  std::is_same_v<Out, uint16_t> ? rows + item * s.in[2] : nullptr);
+                  dx + (n * C + c) * inPlane, kWords ? rows + item * s.in[2] : nullptr);
     }
   });
 }
