@@ -100,8 +100,10 @@ TEST(Bf16Words, UnsafeValuesAreNonFiniteOrBelow2ToMinus40) {
 // The bf16 hardware entries on data chosen by bit pattern.
 
 // A 3x3 layer, or (pointwise) a 1x1 one, for the pointwise entries; grouped:
-// 8 groups of 8 channels (the NCHW plane entries).
-ConvShape shapeFor(OperandValues operands, bool pointwise, bool grouped = false) {
+// 8 groups of 8 channels (the NCHW plane entries); few channels: a 5x5/(1,2)
+// stem of 3 channels (the few-channel tile entry).
+ConvShape shapeFor(OperandValues operands, bool pointwise, bool grouped = false,
+                   bool fewChannels = false) {
   ConvShape s;
   s.batch = 2;
   s.inChannels = 62;  // partial blocks in every direction
@@ -117,6 +119,13 @@ ConvShape shapeFor(OperandValues operands, bool pointwise, bool grouped = false)
     s.padBefore[1] = s.padBefore[2] = 0;
   }
   if (grouped) s.inChannels = s.outChannels = 64, s.groups = 8;
+  if (fewChannels) {
+    s.inChannels = 3;
+    s.in[2] = 21;
+    s.kernel[1] = s.kernel[2] = 5;
+    s.stride[2] = 2;
+    s.padBefore[1] = s.padBefore[2] = 2;
+  }
   s.operands = operands;
   return s;
 }
@@ -200,8 +209,8 @@ std::vector<HardwareCase> hardwareCases(Isa isa) {
     const ConvAlgorithm& a = convAlgorithmAt(i);
     if (!isBf16Entry(a, isa)) continue;
     for (const auto& kind : kinds) {
-      for (int variant = 0; variant < 3; ++variant) {
-        ConvShape s = shapeFor(kind.values, variant == 1, variant == 2);
+      for (int variant = 0; variant < 4; ++variant) {
+        ConvShape s = shapeFor(kind.values, variant == 1, variant == 2, variant == 3);
         // Some entries take fp16 operands only as the caller's half tensors.
         if (!a.accepts(s) && kind.values == OperandValues::F16) s.io = ElementType::F16;
         if (!a.accepts(s)) continue;

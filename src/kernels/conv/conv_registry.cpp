@@ -4,6 +4,7 @@
 #include "kernels/conv/blocked/blocked_conv.h"
 #include "kernels/conv/conv_geometry.h"
 #include "kernels/conv/depthwise_plane/dwconv_plane.h"
+#include "kernels/conv/few_channels/few_channels_bf16.h"
 #include "kernels/conv/few_channels/few_channels_conv.h"
 #include "kernels/conv/im2col_gemm/im2col_gemm_passes.h"
 #include "kernels/conv/nchw_plane/conv_plane.h"
@@ -77,6 +78,14 @@ void fewChannelForwardBias(const ConvShape& s, const float* x, const float* w, c
 bool fewChannelBackwardDataWords(const ConvShape& s, const uint16_t* dy, const float* w,
                                  const float* bias, uint16_t* dx, void* scratch) {
   return few_channels::backwardDataWords(s, dy, w, bias, dx, scratch);
+}
+void fewChannelTileForward(const ConvShape& s, const float* x, const float* w, float* y,
+                           void* scratch) {
+  few_channels::tileForward(s, x, w, y, scratch);
+}
+void fewChannelTileForwardBias(const ConvShape& s, const float* x, const float* w,
+                               const float* bias, float* y, void* scratch) {
+  few_channels::tileForward(s, x, w, y, scratch, bias);
 }
 bool fewChannelForwardWords(const ConvShape& s, const uint16_t* x, const float* w,
                             const float* bias, uint16_t* y, void* scratch) {
@@ -546,6 +555,9 @@ const ConvAlgorithm kAlgorithms[] = {
   {"bf16x2_conv_fwd_pointwise_m32n32_amx", kF, Isa::Amx, pointwiseForward<false>,
    pointwise_bf16::forwardScratchBytes, pointwiseForwardRun<Isa::Amx>,
    pointwiseForwardBias<Isa::Amx>, wordsAreOperands, pointwiseForwardWords<Isa::Amx>},
+  {"bf16_conv_fwd_few_channels_m32n32_amx", kF, Isa::Amx, few_channels::acceptsTileForward,
+   few_channels::tileForwardScratchBytes, fewChannelTileForward, fewChannelTileForwardBias,
+   wordsAreOperands, few_channels::tileForwardWords},
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,
    bf16ForwardScratch<Isa::Amx>, bf16ForwardRun<Isa::Amx>, bf16ForwardBias<Isa::Amx>,
    wordsAreOperands, bf16ForwardWords<Isa::Amx>, nullptr, false, bf16ForwardAllWords<Isa::Amx>},
