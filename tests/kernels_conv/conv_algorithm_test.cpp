@@ -638,6 +638,9 @@ std::vector<ConvShape> edgeShapes() {
   // groups of 8 (13 = 8 + 4 + 1), taps in tiles of 6 (3 * 9 = 27).
   v.push_back(edgeShape(2, 1, 13, 1, unit, unit, {5000, 10, 2, 3, 1, 0}));
   v.push_back(edgeShape(1, 3, 13, 1, unit, {60, 3, 1, 1, 1, 0}, {100, 3, 1, 1, 1, 0}));
+  // A 3D layer whose every dim pads more than the kernel reaches on one side
+  // (the bf16 data gradient once wrote past its scratch here).
+  v.push_back(edgeShape(1, 31, 77, 1, {6, 2, 2, 3, 1, 6}, {2, 4, 2, 1, 1, 2}, {1, 2, 4, 2, 3, 1}));
   return v;
 }
 

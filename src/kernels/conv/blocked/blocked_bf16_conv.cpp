@@ -330,7 +330,9 @@ bool packWords(const WordPlan& wp, const TapTable& table, const ConvShape& s, co
         continue;
       }
       const int64_t r = unit % unitsPerTile;
-      if (packRuns(tile, r, &seen)) continue;
+      // Blocks past table.blocks have no entries (and no index: a data
+      // gradient whose windows reach no dx position has no taps at all).
+      if (packRuns(tile, r, &seen) || r >= table.blocks) continue;
       for (int64_t k = table.blockBegin[r]; k < table.blockBegin[r + 1]; ++k)
         packEntry(tile, table.byBlock[k], &seen);
     }
