@@ -918,6 +918,11 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
       // A depthwise 3x3 plane of whole vectors and a partial one (the
       // weight gradient rounds dy as its sweep loads each vector).
       edgeShape(1, 3, 3, 3, unit, {6, 3, 1, 1, 1, 0}, {40, 3, 1, 1, 1, 0}),
+      // A data gradient of a short gradOutput (dx rows of 130 against dy
+      // rows of 77): a dx row's last vectors start past the next row's
+      // first in dy, and the rounded slot once missed the lower ones.
+      edgeShape(1, 3, 78, 1, unit, {7, 1, 1, 0, 1, 9}, {130, 1, 1, 2, 1, 77}),
+      edgeShape(1, 16, 24, 1, unit, {7, 1, 1, 0, 1, 9}, {130, 1, 1, 2, 1, 77}),
   };
   int accepted = 0, attempts = 0, levelsRun = 0;
   for (; attempts < kMaxAttempts && accepted < 30; ++attempts) {

@@ -60,10 +60,17 @@ void planeSourceRange(const PlaneMap& m, const PlaneVectors& b, int64_t v0, int6
     minOffset = b.tapOffset[t] < minOffset ? b.tapOffset[t] : minOffset;
     maxOffset = b.tapOffset[t] > maxOffset ? b.tapOffset[t] : maxOffset;
   }
-  int64_t last = v1 - 1;
-  while (last > v0 && !b.valid[last]) --last;
-  *lo = b.srcBase[v0] + minOffset;
-  *hi = b.srcBase[last] + kLanes + maxOffset;
+  // The vectors' src starts are not monotonic where dst rows are wider
+  // than src rows (a data gradient of a short gradOutput): a row's last
+  // vector starts past the next row's first.
+  int64_t first = b.srcBase[v0], last = b.srcBase[v0];
+  for (int64_t v = v0 + 1; v < v1; ++v) {
+    if (!b.valid[v]) continue;
+    first = b.srcBase[v] < first ? b.srcBase[v] : first;
+    last = b.srcBase[v] > last ? b.srcBase[v] : last;
+  }
+  *lo = first + minOffset;
+  *hi = last + kLanes + maxOffset;
   if (*lo < 0) *lo = 0;
   if (*hi > plane) *hi = plane;
 }
@@ -165,11 +172,14 @@ int64_t vectorsSpan(const PlaneMap& m, int64_t count, int64_t rowElements, int64
   int64_t base = (count - 1) * kLanes;  // across rows: the k-th starts at 16 k
   if (!m.acrossRows()) {
     // Row ends crossed by `count` consecutive vectors, and the largest
-    // column step within a row.
+    // column step within a row: within one row at most count - 1 vectors;
+    // across rows up to a whole row's, whose last vector may start past
+    // the next row's first (dst rows wider than src rows).
     const int64_t perRow = m.vectorsPerRow();
     int64_t rows = (perRow - 1 + count - 1) / perRow;
     if (rows > m.dstH - 1) rows = m.dstH - 1;
-    base = rows * rowElements + (perRow - 1 < count - 1 ? perRow - 1 : count - 1) * kLanes;
+    const int64_t columns = rows > 0 || count > perRow ? perRow - 1 : count - 1;
+    base = rows * rowElements + columns * kLanes;
   }
   int64_t span = base + reach;
   if (span > planeElements) span = planeElements;
