@@ -79,6 +79,11 @@ bool fewChannelBackwardDataWords(const ConvShape& s, const uint16_t* dy, const f
                                  const float* bias, uint16_t* dx, void* scratch) {
   return few_channels::backwardDataWords(s, dy, w, bias, dx, scratch);
 }
+// Pairs: bf16 operands; otherwise fp16 and HF32 ones, as hi/lo pairs.
+template <bool pairs>
+bool fewChannelTiles(const ConvShape& s) {
+  return (s.operands == OperandValues::BF16) == pairs && few_channels::acceptsTileForward(s);
+}
 void fewChannelTileForward(const ConvShape& s, const float* x, const float* w, float* y,
                            void* scratch) {
   few_channels::tileForward(s, x, w, y, scratch);
@@ -555,7 +560,10 @@ const ConvAlgorithm kAlgorithms[] = {
   {"bf16x2_conv_fwd_pointwise_m32n32_amx", kF, Isa::Amx, pointwiseForward<false>,
    pointwise_bf16::forwardScratchBytes, pointwiseForwardRun<Isa::Amx>,
    pointwiseForwardBias<Isa::Amx>, wordsAreOperands, pointwiseForwardWords<Isa::Amx>},
-  {"bf16_conv_fwd_few_channels_m32n32_amx", kF, Isa::Amx, few_channels::acceptsTileForward,
+  {"bf16_conv_fwd_few_channels_m32n32_amx", kF, Isa::Amx, fewChannelTiles<true>,
+   few_channels::tileForwardScratchBytes, fewChannelTileForward, fewChannelTileForwardBias,
+   wordsAreOperands, few_channels::tileForwardWords},
+  {"bf16x2_conv_fwd_few_channels_m32n32_amx", kF, Isa::Amx, fewChannelTiles<false>,
    few_channels::tileForwardScratchBytes, fewChannelTileForward, fewChannelTileForwardBias,
    wordsAreOperands, few_channels::tileForwardWords},
   {"bf16_conv_fwd_direct_nw16_amx", kF, Isa::Amx, bf16Forward<true>,

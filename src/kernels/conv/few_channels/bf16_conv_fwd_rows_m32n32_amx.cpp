@@ -1,8 +1,9 @@
 // The few-channel tile micro-kernel (few_channels_bf16.h): 2 x 2 accumulator
-// tiles of 16 positions x 16 output channels, one TDPBF16PS per kernel row
-// whose activation rows are the positions' windows in the interleaved rows
-// (tile row stride: stride * cpad words), then each tile transposed into the
-// output channels' rows. Only called after a cpuid check and the OS's
+// tiles of 16 positions x 16 output channels, one TDPBF16PS per kernel row,
+// chunk and weight variant, whose activation rows are the positions' windows
+// in the interleaved rows (tile row stride: stride * cpad words, or twice
+// that for hi/lo pairs), then each tile transposed into the output
+// channels' rows. Only called after a cpuid check and the OS's
 // tile-state permission. Free of library templates (see
 // f32_conv_rows_nb16_avx512.cpp).
 
@@ -103,7 +104,10 @@ void storeTiles(const TileRowJob& j, const float* first, const float* second, in
       continue;
     }
     uint16_t* at = buffer ? buffer + c * kSegment : j.outWords + row;
-    if (second && !j.exactRounding) {
+    if (j.outHalf) {
+      simd::storeF16(at, lowMask, a[c]);
+      if (second) simd::storeF16(at + 16, highMask, b[c]);
+    } else if (second && !j.exactRounding) {
       const __m512i words = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b[c], a[c]));
       if (!buffer && j.stream && positions == 32 && (reinterpret_cast<uintptr_t>(at) & 63) == 0)
         _mm512_stream_si512(reinterpret_cast<__m512i*>(at), words);
@@ -123,8 +127,8 @@ void configureTileRows_amx(int pairs) { _tile_loadconfig(&kConfigs.byPairs[pairs
 void bf16_conv_fwd_rows_m32n32_amx(const TileRowJob& j) {
   const int64_t positionTiles = (j.count + 15) / 16, channelTiles = (j.outChannels + 15) / 16;
   const int64_t rowBytes = j.positionStep * 2;
-  const int64_t weightRow = static_cast<int64_t>(j.pairs) * 16;  // pair words per kernel row
-  const int64_t weightTile = j.kernelRows * weightRow;
+  const int64_t weightRow = static_cast<int64_t>(j.pairs) * 16;  // pair words per weight tile
+  const int64_t weightTile = j.kernelRows * j.chunks * j.variants * weightRow;
   alignas(64) float image[4][256];
   constexpr int64_t kSegmentTiles = kSegment / 16;
   alignas(64) uint16_t buffer[32 * kSegment];
@@ -135,7 +139,6 @@ void bf16_conv_fwd_rows_m32n32_amx(const TileRowJob& j) {
     for (int64_t n = 0; n < channelTiles; n += 2) {
       const bool twoN = n + 1 < channelTiles;
       const uint32_t* b0 = j.weights + n * weightTile;
-      const uint32_t* b1 = b0 + weightTile;
       for (int64_t t = segment; t < end; t += 2) {
         const bool twoM = t + 1 < end;
         const uint16_t* a0 = j.x + t * 16 * j.positionStep;
@@ -144,19 +147,24 @@ void bf16_conv_fwd_rows_m32n32_amx(const TileRowJob& j) {
         _tile_zero(1);
         _tile_zero(2);
         _tile_zero(3);
+        const uint32_t* b = b0;  // the weight tiles in order
         for (int i = 0; i < j.kernelRows; ++i) {
-          const int64_t at = i * j.kernelRowStep;
-          _tile_loadd(4, a0 + at, rowBytes);
-          _tile_loadd(6, b0 + i * weightRow, 64);
-          _tile_dpbf16ps(0, 4, 6);
-          if (twoN) {
-            _tile_loadd(7, b1 + i * weightRow, 64);
-            _tile_dpbf16ps(1, 4, 7);
-          }
-          if (twoM) {
-            _tile_loadd(5, a1 + at, rowBytes);
-            _tile_dpbf16ps(2, 5, 6);
-            if (twoN) _tile_dpbf16ps(3, 5, 7);
+          for (int h = 0; h < j.chunks; ++h) {
+            const int64_t at = i * j.kernelRowStep + 32 * h;
+            _tile_loadd(4, a0 + at, rowBytes);
+            if (twoM) _tile_loadd(5, a1 + at, rowBytes);
+            for (int v = 0; v < j.variants; ++v, b += weightRow) {
+              _tile_loadd(6, b, 64);
+              _tile_dpbf16ps(0, 4, 6);
+              if (twoN) {
+                _tile_loadd(7, b + weightTile, 64);
+                _tile_dpbf16ps(1, 4, 7);
+              }
+              if (twoM) {
+                _tile_dpbf16ps(2, 5, 6);
+                if (twoN) _tile_dpbf16ps(3, 5, 7);
+              }
+            }
           }
         }
         _tile_stored(0, image[0], 64);

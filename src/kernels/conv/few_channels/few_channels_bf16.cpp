@@ -25,71 +25,92 @@ namespace few_channels {
 namespace {
 
 constexpr int64_t kTile = 16;
-constexpr int64_t kMaxRunWords = 32;  // one tile row
+constexpr int64_t kTileRowWords = 32;
+constexpr int64_t kMaxChunks = 4;
 
 int64_t wholeTiles(int64_t n) { return (n + kTile - 1) / kTile * kTile; }
 
 // Staged per image: `rows` rows of `columns` columns (whole 16-column steps
-// covering every column the last position tile reads) of cpad words; then
-// the packed weights, [channel tile][kernel row][pair][16 channels].
+// covering every word the last position tile reads) of `columnWords` words
+// (cpad channels, as words or hi/lo pairs); then the packed weights,
+// [channel tile][kernel row][chunk][variant][pair][16 channels].
 struct TilePlan {
-  int64_t cpad = 0, pairs = 0;
+  bool hiLo = false;
+  int64_t cpad = 0, columnWords = 0, runWords = 0, chunks = 0, pairs = 0;
   int64_t rows = 0, columns = 0, rowWords = 0;
   int64_t channelTiles = 0;
   uint64_t weightOffset = 0, bytes = 0;
 };
 
-// Channels rounded up so that a kernel row's run has whole pairs and the
-// interleave whole permutes: 1 (even kw) or 2, 2, 4.
-int64_t paddedChannels(const ConvShape& s) {
-  if (s.inChannels == 1) return s.kernel[2] % 2 == 0 ? 1 : 2;
+// Channels rounded up to whole permutes, and (bf16 words) so that a kernel
+// row's run has whole pairs: 1 (even kw, or hi/lo) or 2, 2, 4.
+int64_t paddedChannels(const ConvShape& s, bool hiLo) {
+  if (s.inChannels == 1) return hiLo || s.kernel[2] % 2 == 0 ? 1 : 2;
   return s.inChannels == 2 ? 2 : 4;
 }
 
 bool tilePlanOf(const ConvShape& s, TilePlan* p) {
-  if (s.operands != OperandValues::BF16 || s.dilation[2] != 1 || !acceptsForward(s)) return false;
+  if (s.operands == OperandValues::F32 || s.dilation[2] != 1 || !acceptsForward(s)) return false;
   // Below 16 taps the fp32 pass's FMAs cost less than the tiles' transposing
   // stores: wav2vec's stem (10 taps, bf16, 1 thread) 4.2 ms against 4.5; 16
   // to 20 taps of the same rows 2.8-4.7 against 3.3-5.9.
   if (s.inChannels * s.kernel[1] * s.kernel[2] < 16) return false;
-  p->cpad = paddedChannels(s);
-  const int64_t runWords = s.kernel[2] * p->cpad;
-  if (runWords > kMaxRunWords) return false;
-  p->pairs = runWords / 2;
+  p->hiLo = s.operands != OperandValues::BF16;
+  p->cpad = paddedChannels(s, p->hiLo);
+  p->columnWords = p->cpad * (p->hiLo ? 2 : 1);
+  p->runWords = s.kernel[2] * p->columnWords;
+  p->chunks = (p->runWords + kTileRowWords - 1) / kTileRowWords;
+  if (p->chunks > kMaxChunks) return false;
+  p->pairs = p->chunks > 1 ? kTileRowWords / 2 : p->runWords / 2;
   p->rows = (s.out[1] - 1) * s.stride[1] + (s.kernel[1] - 1) * s.dilation[1] + 1;
-  p->columns = wholeTiles((wholeTiles(s.out[2]) - 1) * s.stride[2] + s.kernel[2]);
-  p->rowWords = p->columns * p->cpad;
+  const int64_t reach = (wholeTiles(s.out[2]) - 1) * s.stride[2] * p->columnWords +
+                        (p->chunks - 1) * kTileRowWords + 2 * p->pairs;
+  p->columns = wholeTiles((reach + p->columnWords - 1) / p->columnWords);
+  p->rowWords = p->columns * p->columnWords;
   p->channelTiles = (s.outChannels + kTile - 1) / kTile;
   int64_t words = 0;
   if (!checkedMul(p->rows, p->rowWords, &words) || !checkedMul(words, s.batch, &words) ||
       words > (int64_t{1} << 40))
     return false;
   p->weightOffset = scratchAligned(static_cast<uint64_t>(words) * 2);
-  const int64_t weightWords = p->channelTiles * s.kernel[1] * p->pairs * kTile;
+  const int64_t weightWords =
+      p->channelTiles * s.kernel[1] * p->chunks * (p->hiLo ? 2 : 1) * p->pairs * kTile;
   p->bytes = p->weightOffset + scratchAligned(static_cast<uint64_t>(weightWords) * 4);
   return true;
 }
 
-// False when a weight is bf16Unsafe.
+// False when a weight is bf16Unsafe. Word k of a kernel row's run: bf16
+// (column k / cpad, channel k % cpad); hi/lo: part k % 2 of (column, channel)
+// of value k / 2, the weight word the same part (variant 0) or the other.
 bool packWeights(const ConvShape& s, const TilePlan& p, const float* w, uint32_t* packed) {
   const int64_t C = s.inChannels, O = s.outChannels, kh = s.kernel[1], kw = s.kernel[2];
+  const int variants = p.hiLo ? 2 : 1;
   bool safe = true;
   uint32_t* dst = packed;
   for (int64_t tile = 0; tile < p.channelTiles; ++tile)
     for (int64_t i = 0; i < kh; ++i)
-      for (int64_t pair = 0; pair < p.pairs; ++pair)
-        for (int64_t lane = 0; lane < kTile; ++lane) {
-          const int64_t o = tile * kTile + lane;
-          uint32_t word[2] = {0, 0};
-          for (int e = 0; e < 2; ++e) {
-            const int64_t k = 2 * pair + e, j = k / p.cpad, c = k % p.cpad;
-            if (o >= O || c >= C) continue;
-            const float v = w[((o * C + c) * kh + i) * kw + j];
-            safe = safe && !blocked::bf16Unsafe(v);
-            word[e] = blocked::bf16Of(v);
-          }
-          *dst++ = word[0] | word[1] << 16;
-        }
+      for (int64_t h = 0; h < p.chunks; ++h)
+        for (int v = 0; v < variants; ++v)
+          for (int64_t pair = 0; pair < p.pairs; ++pair)
+            for (int64_t lane = 0; lane < kTile; ++lane) {
+              const int64_t o = tile * kTile + lane;
+              uint32_t word[2] = {0, 0};
+              for (int e = 0; e < 2; ++e) {
+                const int64_t k = h * kTileRowWords + 2 * pair + e;
+                const int64_t value = p.hiLo ? k / 2 : k;
+                const int64_t j = value / p.cpad, c = value % p.cpad;
+                if (o >= O || c >= C || k >= p.runWords) continue;
+                const float f = w[((o * C + c) * kh + i) * kw + j];
+                safe = safe && !blocked::bf16Unsafe(f);
+                if (!p.hiLo) {
+                  word[e] = blocked::bf16Of(f);
+                  continue;
+                }
+                const uint32_t hiLo = blocked::hiLoWord(f);  // hi low, lo high
+                word[e] = (e == v ? hiLo : hiLo >> 16) & 0xFFFFu;
+              }
+              *dst++ = word[0] | word[1] << 16;
+            }
   return safe;
 }
 
@@ -108,9 +129,12 @@ bool stageRows(const ConvShape& s, const TilePlan& p, const Source* x, uint16_t*
     }
     const Source* rows[4] = {};
     for (int64_t c = 0; c < C; ++c) rows[c] = x + ((n * C + c) * inH + ih) * inW;
-    if (!interleaveBf16Row_avx512(rows, static_cast<int>(C), static_cast<int>(p.cpad), inW,
-                                  s.padBefore[2], p.columns, dst))
-      return false;
+    const bool safe =
+        p.hiLo ? interleaveHiLoRow_avx512(rows, static_cast<int>(C), static_cast<int>(p.cpad), inW,
+                                          s.padBefore[2], p.columns, dst)
+               : interleaveBf16Row_avx512(rows, static_cast<int>(C), static_cast<int>(p.cpad), inW,
+                                          s.padBefore[2], p.columns, dst);
+    if (!safe) return false;
   }
   return true;
 }
@@ -137,9 +161,11 @@ bool runTiles(const ConvShape& s, const Source* x, const float* w, float* y, uin
       const int64_t n = item / s.out[1], oh = item % s.out[1];
       TileRowJob job;
       job.x = staged + (n * p.rows + oh * s.stride[1]) * p.rowWords;
-      job.positionStep = s.stride[2] * p.cpad;
+      job.positionStep = s.stride[2] * p.columnWords;
       job.kernelRowStep = s.dilation[1] * p.rowWords;
       job.kernelRows = static_cast<int>(s.kernel[1]);
+      job.chunks = static_cast<int>(p.chunks);
+      job.variants = p.hiLo ? 2 : 1;
       job.pairs = static_cast<int>(p.pairs);
       job.weights = packed;
       job.outChannels = s.outChannels;
@@ -147,6 +173,7 @@ bool runTiles(const ConvShape& s, const Source* x, const float* w, float* y, uin
       const int64_t rowAt = n * s.outChannels * outPlane + oh * s.out[2];
       job.out = yWords ? nullptr : y + rowAt;
       job.outWords = yWords ? yWords + rowAt : nullptr;
+      job.outHalf = s.io == ElementType::F16;
       job.outChannelStride = outPlane;
       job.bias = bias;
       job.exactRounding = subnormalBias;
