@@ -101,7 +101,8 @@ TEST(Bf16Words, UnsafeValuesAreNonFiniteOrBelow2ToMinus40) {
 
 // A 3x3 layer, or (pointwise) a 1x1 one, for the pointwise entries; grouped:
 // 8 groups of 8 channels (the NCHW plane entries); few channels: a 5x5/(1,2)
-// stem of 3 channels (the few-channel tile entry).
+// stem of 3 channels, rows of two position tiles and a partial third (the
+// few-channel tile entries).
 ConvShape shapeFor(OperandValues operands, bool pointwise, bool grouped = false,
                    bool fewChannels = false) {
   ConvShape s;
@@ -121,7 +122,8 @@ ConvShape shapeFor(OperandValues operands, bool pointwise, bool grouped = false,
   if (grouped) s.inChannels = s.outChannels = 64, s.groups = 8;
   if (fewChannels) {
     s.inChannels = 3;
-    s.in[2] = 21;
+    s.in[2] = 70;
+    s.out[2] = 35;
     s.kernel[1] = s.kernel[2] = 5;
     s.stride[2] = 2;
     s.padBefore[1] = s.padBefore[2] = 2;
@@ -352,6 +354,38 @@ TEST_P(Bf16Hardware, WordsRunsRoundTheFloatRunAndRefuseUnsafeWords) {
   }
   // Forward and data gradient: direct and pointwise bf16; AMX also fp16.
   EXPECT_GE(checked, GetParam() == Isa::Amx ? 6 : 4);
+}
+
+// A subnormal bias on zero data: every bf16 words output is the bias rounded
+// by the scalar rule, subnormal kept (VCVTNE2PS2BF16, which the AMX stores
+// use for speed, would flush it to zero).
+TEST_P(Bf16Hardware, WordsRunsKeepASubnormalBias) {
+  std::mt19937 rng(17);
+  int checked = 0;
+  for (const HardwareCase& c : hardwareCases(GetParam())) {
+    ConvShape s = c.shape;
+    s.io = ElementType::BF16;
+    if (c.rounding != Rounding::BF16 || !c.bf16->runWords || !c.bf16->acceptsWords(s)) continue;
+    ++checked;
+    const std::vector<uint16_t> zeros(countOf(c.bf16->pass, s, 0), 0);
+    const std::vector<float> w = values(countOf(c.bf16->pass, s, 1), Rounding::BF16, rng);
+    const int64_t channels = c.bf16->pass == ConvPass::Forward ? s.outChannels : s.inChannels;
+    std::vector<float> bias(channels);
+    for (int64_t o = 0; o < channels; ++o)
+      bias[o] =
+          fromBits(static_cast<uint32_t>(0x00010000u * (o % 5 + 1)) | (o % 2 ? 0x80000000u : 0u));
+    std::vector<uint16_t> out(outputCountOf(c.bf16->pass, s), 0xFFFF);
+    Scratch scratch(c.bf16->scratchBytes(s), 0xff);
+    ASSERT_TRUE(c.bf16->runWords(s, zeros.data(), w.data(), bias.data(), out.data(), scratch.get()))
+        << c.bf16->name;
+    const int64_t plane = static_cast<int64_t>(out.size()) / (s.batch * channels);
+    for (size_t i = 0; i < out.size(); ++i) {
+      const int64_t o = static_cast<int64_t>(i) / plane % channels;
+      ASSERT_EQ(out[i], floatToBf16(bias[o])) << c.bf16->name << " output " << i;
+    }
+    EXPECT_TRUE(scratch.guardsIntact()) << c.bf16->name;
+  }
+  EXPECT_GE(checked, 2);
 }
 
 // The runs that read the weights as the caller's bf16 words too: the words

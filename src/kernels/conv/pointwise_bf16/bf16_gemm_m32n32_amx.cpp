@@ -13,6 +13,30 @@ namespace aclcpu {
 namespace kernels {
 namespace pointwise_bf16 {
 
+namespace {
+
+// Rows [0, rows) of two tile images (positions 0-15 and 16-31, plus bias)
+// as bf16 words of output channels m0..: one VCVTNE2PS2BF16 and one store per
+// row, where storeTile rounds each half by the scalar rule's dozen
+// instructions (1x1 256->64 56x56 bf16 forward, medians of 5, 1 / 2
+// threads: 1.91 -> 1.83 / 1.01 -> 0.95 ms). The instruction flushes
+// subnormal results, which only a subnormal bias makes (exactRounding).
+void storeTilePairBf16(const Bf16PointwiseJob& j, const float* first, const float* second,
+                       int64_t m0, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) {
+    __m512 lo = _mm512_load_ps(first + r * 16), hi = _mm512_load_ps(second + r * 16);
+    if (j.bias) {
+      const __m512 b = _mm512_set1_ps(j.bias[m0 + r]);
+      lo = _mm512_add_ps(lo, b);
+      hi = _mm512_add_ps(hi, b);
+    }
+    _mm512_storeu_si512(j.outWords + (m0 + r) * j.outRowStride,
+                        reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(hi, lo)));
+  }
+}
+
+}  // namespace
+
 bool bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& j) {
   if (!packPanel(j)) return false;
   const int64_t mTiles = (j.m + 15) / 16;
@@ -57,6 +81,10 @@ bool bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& j) {
     for (int mt = 0; mt < (twoM ? 2 : 1); ++mt) {
       const int64_t m0 = (t + mt) * 16;
       const int64_t rows = j.m - m0 < 16 ? j.m - m0 : 16;
+      if (j.n == 32 && j.outWords && !j.outHalf && !j.exactRounding) {
+        storeTilePairBf16(j, image[2 * mt], image[2 * mt + 1], m0, rows);
+        continue;
+      }
       storeTile(j, image[2 * mt], m0, rows, 0, j.n < 16 ? j.n : 16);
       if (twoN) storeTile(j, image[2 * mt + 1], m0, rows, 16, j.n - 16);
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cfloat>
+#include <cmath>
 
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/bf16_pairs_inl.h"
@@ -106,6 +108,9 @@ bool runGemm(Isa isa, const Gemm& g, int64_t batch, const In* b, const float* w,
   uint16_t* packed = static_cast<uint16_t*>(scratch);
   if (!packWeights(g, w, packed)) return false;
   const int64_t panels = (g.positions + kPanelPositions - 1) / kPanelPositions;
+  bool subnormalBias = false;
+  for (int64_t o = 0; bias && o < g.m; ++o)
+    subnormalBias = subnormalBias || (bias[o] != 0.0f && std::fabs(bias[o]) < FLT_MIN);
   std::atomic<bool> unsafe{false};
   parallelFor(batch * panels, [&](int64_t begin, int64_t end) {
     if (amx) blocked::configureBf16Tiles_amx();
@@ -122,6 +127,7 @@ bool runGemm(Isa isa, const Gemm& g, int64_t batch, const In* b, const float* w,
       job.bRowStride = g.positions;
       job.n = std::min(kPanelPositions, g.positions - p0);
       job.bias = bias;
+      job.exactRounding = subnormalBias;
       job.outRowStride = g.positions;
       job.panel = panel;
       // Two panels ahead along every row (measured, 1x1 256->64 56x56, 1

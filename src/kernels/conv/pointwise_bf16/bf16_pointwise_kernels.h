@@ -43,6 +43,10 @@ struct Bf16PointwiseJob {
   bool outHalf = false;          // outWords are half words
   float* outFloats = nullptr;
   int64_t outRowStride = 0;
+  // bf16 words rounded by the scalar rule's vector form only (AMX: not by
+  // VCVTNE2PS2BF16, which flushes subnormal results): a bias holding a
+  // subnormal value, the only way to a subnormal output.
+  bool exactRounding = false;
   uint16_t* panel = nullptr;        // 64-byte aligned, 2 * kSteps * 512 words
   int64_t prefetchPositions = 0;    // prefetch each b row this far ahead into L1
   int64_t prefetchL2Positions = 0;  // and this far ahead into L2 (0: not)
