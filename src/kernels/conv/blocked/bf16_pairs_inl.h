@@ -44,6 +44,16 @@ static inline bool bf16Unsafe(float v) {
   return e == 0xFFu || (e < 127u - 40u && (b & 0x7FFFFFFFu) != 0);
 }
 
+// Whether values[0, count) hold a subnormal (nonzero below FLT_MIN): a bias
+// that would make a subnormal result, which VCVTNE2PS2BF16 flushes.
+static inline bool holdsSubnormal(const float* values, int64_t count) {
+  for (int64_t i = 0; values && i < count; ++i) {
+    const uint32_t magnitude = bitsOf(values[i]) & 0x7FFFFFFFu;
+    if (magnitude != 0 && magnitude < 0x00800000u) return true;
+  }
+  return false;
+}
+
 // The top 16 bits: exact for a value that is a bf16 value.
 static inline uint32_t bf16Of(float v) { return bitsOf(v) >> 16; }
 

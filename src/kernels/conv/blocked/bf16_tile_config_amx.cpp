@@ -6,23 +6,16 @@
 #include <cstdint>
 
 #include "kernels/conv/blocked/blocked_bf16_kernels.h"
+#include "kernels/simd/amx_tile_config.h"
 
 namespace aclcpu {
 namespace kernels {
 namespace blocked {
 namespace {
 
-struct alignas(64) AmxTileConfig {
-  uint8_t palette;
-  uint8_t startRow;
-  uint8_t reserved[14];
-  uint16_t bytesPerRow[16];
-  uint8_t rows[16];
-};
+using simd::AmxTileConfig;
 
-// Constant data, not a local: GCC 12 drops the stores into a local
-// configuration as dead (it does not see LDTILECFG read them), which left
-// every tile unconfigured and the first tile instruction faulting.
+// Constant data (amx_tile_config.h says why).
 constexpr AmxTileConfig kTileConfig = {
     1, 0, {}, {64, 64, 64, 64, 64, 64, 64, 64}, {16, 16, 16, 16, 16, 16, 16, 16}};
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "kernels/conv/few_channels/few_channels_bf16.h"
+#include "kernels/simd/amx_tile_config.h"
 #include "kernels/simd/half_words_avx512.h"
 #include "kernels/simd/lane_masks_avx512.h"
 #include "kernels/simd/stream_copy_avx512.h"
@@ -24,13 +25,7 @@ namespace kernels {
 namespace few_channels {
 namespace {
 
-struct alignas(64) TileConfig {
-  uint8_t palette;
-  uint8_t startRow;
-  uint8_t reserved[14];
-  uint16_t bytesPerRow[16];
-  uint8_t rows[16];
-};
+using TileConfig = simd::AmxTileConfig;
 
 // Accumulators 0..3 (16 x 16 fp32), activations 4 and 5 (16 positions x
 // `pairs` word pairs), weights 6 and 7 (`pairs` rows of 16 channel pairs).
@@ -52,7 +47,7 @@ constexpr TileConfigs makeConfigs() {
   for (int pairs = 1; pairs <= 16; ++pairs) all.byPairs[pairs] = configFor(pairs);
   return all;
 }
-// Constant data, not a local (bf16_tile_config_amx.cpp says why).
+// Constant data (amx_tile_config.h says why).
 constexpr TileConfigs kConfigs = makeConfigs();
 
 // A tile image of 16 positions x 16 channels, + bias (per lane), transposed:

@@ -8,8 +8,6 @@
 #include "kernels/conv/few_channels/few_channels_bf16.h"
 
 #include <atomic>
-#include <cfloat>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -152,9 +150,7 @@ bool runTiles(const ConvShape& s, const Source* x, const float* w, float* y, uin
   const int64_t outPlane = s.out[1] * s.out[2];
   // Streaming stores from 4 MiB of output up (few_channels_conv.cpp says why).
   const bool stream = yWords && s.batch * s.outChannels * outPlane * 2 >= (int64_t{4} << 20);
-  bool subnormalBias = false;
-  for (int64_t o = 0; bias && o < s.outChannels; ++o)
-    subnormalBias = subnormalBias || (bias[o] != 0.0f && std::fabs(bias[o]) < FLT_MIN);
+  const bool subnormalBias = blocked::holdsSubnormal(bias, s.outChannels);
   auto rows = [&](int64_t begin, int64_t end) {
     configureTileRows_amx(static_cast<int>(p.pairs));
     for (int64_t item = begin; item < end; ++item) {

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cfloat>
-#include <cmath>
 
 #include "common/thread_pool.h"
 #include "kernels/conv/blocked/bf16_pairs_inl.h"
@@ -108,9 +106,7 @@ bool runGemm(Isa isa, const Gemm& g, int64_t batch, const In* b, const float* w,
   uint16_t* packed = static_cast<uint16_t*>(scratch);
   if (!packWeights(g, w, packed)) return false;
   const int64_t panels = (g.positions + kPanelPositions - 1) / kPanelPositions;
-  bool subnormalBias = false;
-  for (int64_t o = 0; bias && o < g.m; ++o)
-    subnormalBias = subnormalBias || (bias[o] != 0.0f && std::fabs(bias[o]) < FLT_MIN);
+  const bool subnormalBias = blocked::holdsSubnormal(bias, g.m);
   std::atomic<bool> unsafe{false};
   parallelFor(batch * panels, [&](int64_t begin, int64_t end) {
     if (amx) blocked::configureBf16Tiles_amx();
