@@ -923,6 +923,9 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
       // first in dy, and the rounded slot once missed the lower ones.
       edgeShape(1, 3, 78, 1, unit, {7, 1, 1, 0, 1, 9}, {130, 1, 1, 2, 1, 77}),
       edgeShape(1, 16, 24, 1, unit, {7, 1, 1, 0, 1, 9}, {130, 1, 1, 2, 1, 77}),
+      // A few-channel data gradient whose dy rows fill a whole chunk of 64
+      // positions and a short one (rounded in place, and as copied).
+      edgeShape(2, 2, 12, 1, unit, unit, {150, 5, 2, 2, 1, 0}),
   };
   int accepted = 0, attempts = 0, levelsRun = 0;
   for (; attempts < kMaxAttempts && accepted < 30; ++attempts) {
