@@ -926,6 +926,11 @@ TEST_P(ConvAlgorithmEntry, RoundingRawInputsEqualsRunningOnRoundedCopies) {
       // A few-channel data gradient whose dy rows fill a whole chunk of 64
       // positions and a short one (rounded in place, and as copied).
       edgeShape(2, 2, 12, 1, unit, unit, {150, 5, 2, 2, 1, 0}),
+      // Few-channel weight gradients of 8 tap tiles or more (raw dy rounded
+      // once per block into a buffer): blocks of whole rows, and segments of
+      // a row longer than a block.
+      edgeShape(1, 3, 10, 1, unit, {20, 5, 2, 2, 1, 0}, {40, 5, 2, 2, 1, 0}),
+      edgeShape(1, 1, 6, 1, unit, unit, {3000, 48, 1, 0, 1, 0}),
   };
   int accepted = 0, attempts = 0, levelsRun = 0;
   for (; attempts < kMaxAttempts && accepted < 30; ++attempts) {
