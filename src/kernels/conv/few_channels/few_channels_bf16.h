@@ -8,9 +8,8 @@
 // position reads along a kernel row, every (kernel column, channel) pair, is
 // kw * cpad consecutive words: one row of an activation tile, whose rows step
 // stride * cpad words from position to position. One multiply per kernel row
-// then covers all its taps (RN50's stem: 7 of 28 words each). No word of a
-// tile row lies outside the position's window, so a NaN or infinity of x
-// never meets a zero weight it should not.
+// then covers all its taps (RN50's stem: 7 multiplies of 28-word rows per
+// output tile).
 
 #include <cstdint>
 
