@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/conv/few_channels/few_channels_conv.h"
+#include "kernels/convert/convert.h"
 #include "kernels/cpu/cpu_info.h"
 
 namespace {
@@ -74,6 +75,74 @@ TEST(FewChannelsForward, StreamedRowsAreTheStoredRows) {
             const bool inRow = rel >= 0 && rel < channels * stride && rel % stride < count;
             if (!inRow) {
               ASSERT_EQ(streamed[i], -7.5f) << "float " << rel << " from the first row";
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// The words form: rows of bf16 or half words (stored two vectors at a
+// time, streamed where those are one aligned line) are each fp32 row value
+// rounded once, streamed or not, and nothing outside the rows is written.
+TEST(FewChannelsForward, StreamedWordRowsAreTheRoundedRows) {
+  if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const int64_t taps[] = {0, 1, 2, 7, 9, 40};
+  const int64_t tapCount = 6, channels = 7;
+  const int64_t groups = (channels + kChannelGroup - 1) / kChannelGroup;
+  std::vector<float> w(static_cast<size_t>(groups * tapCount * kChannelGroup));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 11) * 0.125f - 0.7f;
+  std::vector<float> bias(static_cast<size_t>(channels));
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.25f * static_cast<float>(i) - 0.3f;
+  for (ElementType type : {ElementType::BF16, ElementType::F16}) {
+    for (int64_t count : {int64_t{112}, int64_t{64}, int64_t{48}, int64_t{37}, int64_t{5}}) {
+      std::vector<float> x(static_cast<size_t>(count + 40 + 16));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 29) % 53) / 9.0f - 3.0f;
+      FewChannelRowJob job;
+      job.x = x.data();
+      job.taps = taps;
+      job.tapCount = tapCount;
+      job.weights = w.data();
+      job.outChannels = channels;
+      job.channelCount = channels;
+      job.count = count;
+      job.bias = bias.data();
+      const int64_t floatStride = 128;
+      std::vector<float> values(static_cast<size_t>(channels * floatStride));
+      job.out = values.data();
+      job.outChannelStride = floatStride;
+      f32_conv_fwd_rows_c6w64_avx512(job);
+      job.out = nullptr;
+      job.outWordType = type;
+      // Rows 256 words apart (whole lines) or 261; from a line's start or
+      // 32 / 5 words in.
+      for (int64_t stride : {int64_t{256}, int64_t{261}}) {
+        for (int64_t offset : {int64_t{0}, int64_t{32}, int64_t{5}}) {
+          SCOPED_TRACE(testing::Message()
+                       << static_cast<int>(type) << " words, " << count << " positions, stride "
+                       << stride << ", offset " << offset);
+          const size_t words = static_cast<size_t>(channels * stride + 128);
+          for (bool stream : {false, true}) {
+            std::vector<uint16_t> memory(words, 0xABCD);
+            uint16_t* base = memory.data();
+            while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
+            job.outWords = base + offset;
+            job.outChannelStride = stride;
+            job.stream = stream;
+            f32_conv_fwd_rows_c6w64_avx512(job);
+            const int64_t at = base - memory.data() + offset;
+            for (int64_t i = 0; i < static_cast<int64_t>(words); ++i) {
+              const int64_t rel = i - at;
+              const bool inRow = rel >= 0 && rel < channels * stride && rel % stride < count;
+              if (!inRow) {
+                ASSERT_EQ(memory[i], 0xABCD) << "word " << rel << " from the first row";
+                continue;
+              }
+              const float v = values[rel / stride * floatStride + rel % stride];
+              ASSERT_EQ(memory[i], type == ElementType::F16 ? floatToHalf(v) : floatToBf16(v))
+                  << "channel " << rel / stride << ", position " << rel % stride
+                  << (stream ? ", streamed" : "");
             }
           }
         }

@@ -29,6 +29,19 @@ static inline __m512i bf16Words(__m512 value) {
   return _mm512_mask_blend_epi32(isNan, rounded, quieted);
 }
 
+// The bf16 (half) roundings of 32 lanes, lo's 16 then hi's, as 32 words.
+static inline __m512i bf16Words32(__m512 lo, __m512 hi) {
+  const __m512i even =
+      _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28, 26,
+                       24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  return _mm512_permutex2var_epi16(bf16Words(lo), even, bf16Words(hi));
+}
+static inline __m512i halfWords32(__m512 lo, __m512 hi) {
+  const int nearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtps_ph(lo, nearest)),
+                            _mm512_cvtps_ph(hi, nearest), 1);
+}
+
 // Stores the bf16 (half) rounding of the lanes selected by `mask` at
 // out[0..15].
 static inline void storeBf16(uint16_t* out, __mmask16 mask, __m512 value) {

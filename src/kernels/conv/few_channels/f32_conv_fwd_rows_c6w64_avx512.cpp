@@ -53,19 +53,36 @@ void runTile(const FewChannelRowJob& j, int64_t c0, int64_t p0) {
   for (int c = 0; c < NC; ++c) {
     const int64_t row = (c0 - j.channelBegin + c) * j.outChannelStride + p0;
     const __m512 b = _mm512_set1_ps(j.bias ? j.bias[c0 + c] : 0.0f);
+    if (j.outWords) {
+      // Words two vectors at a time: 32 words, one line when aligned, which
+      // a streaming store writes without reading it first.
+#pragma GCC unroll 2
+      for (int v = 0; v < NV; v += 2) {
+        const __m512 r0 = j.bias ? _mm512_add_ps(acc[c][v], b) : acc[c][v];
+        uint16_t* words = j.outWords + row + v * 16;
+        if (v + 1 == NV) {
+          const __mmask16 m = last;
+          if (half)
+            simd::storeF16(words, m, r0);
+          else
+            simd::storeBf16(words, m, r0);
+          continue;
+        }
+        const __m512 r1 = j.bias ? _mm512_add_ps(acc[c][v + 1], b) : acc[c][v + 1];
+        const __m512i pair = half ? simd::halfWords32(r0, r1) : simd::bf16Words32(r0, r1);
+        const bool whole = v + 2 < NV || last == 0xFFFF;
+        if (j.stream && whole && (reinterpret_cast<uintptr_t>(words) & 63) == 0)
+          _mm512_stream_si512(reinterpret_cast<__m512i*>(words), pair);
+        else
+          _mm512_mask_storeu_epi16(
+              words, whole ? ~__mmask32{0} : 0xFFFFu | static_cast<__mmask32>(last) << 16, pair);
+      }
+      continue;
+    }
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) {
       const __m512 r = j.bias ? _mm512_add_ps(acc[c][v], b) : acc[c][v];
       const bool whole = v + 1 < NV || last == 0xFFFF;
-      if (j.outWords) {
-        uint16_t* words = j.outWords + row + v * 16;
-        const __mmask16 m = whole ? static_cast<__mmask16>(0xFFFF) : last;
-        if (half)
-          simd::storeF16(words, m, r);
-        else
-          simd::storeBf16(words, m, r);
-        continue;
-      }
       float* at = j.out + row + v * 16;
       if (j.stream && whole && (reinterpret_cast<uintptr_t>(at) & 63) == 0)
         _mm512_stream_ps(at, r);

@@ -50,8 +50,8 @@ struct FewChannelRowJob {
   int64_t outChannelStride = 0;
   int64_t count = 0;
   const float* bias = nullptr;
-  // Whole 64-byte aligned vectors of out written with streaming stores
-  // (fenced before the call returns).
+  // Whole 64-byte aligned vectors of out (of words: pairs of vectors)
+  // written with streaming stores (fenced before the call returns).
   bool stream = false;
   // Not null: the row stored instead as words of outWordType (BF16 or F16,
   // each value rounded once) at the same offsets from outWords.
