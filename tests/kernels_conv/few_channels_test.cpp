@@ -20,28 +20,45 @@ using few_channels::f32_conv_fwd_rows_c6w64_avx512;
 using few_channels::FewChannelRowJob;
 using few_channels::kChannelGroup;
 
+// Six taps reaching 40 positions past each output position, deterministic
+// x, w and bias, and the row job over them (its outputs left to each test).
+struct RowCase {
+  static constexpr int64_t kTapCount = 6;
+  const int64_t taps[kTapCount] = {0, 1, 2, 7, 9, 40};
+  std::vector<float> x, w, bias;
+  FewChannelRowJob job;
+
+  RowCase(int64_t channels, int64_t count, float biasScale, float biasShift) {
+    const int64_t groups = (channels + kChannelGroup - 1) / kChannelGroup;
+    x.resize(static_cast<size_t>(count + 40 + 16));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 29) % 53) / 9.0f - 3.0f;
+    w.resize(static_cast<size_t>(groups * kTapCount * kChannelGroup));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 11) * 0.125f - 0.7f;
+    bias.resize(static_cast<size_t>(channels));
+    for (size_t i = 0; i < bias.size(); ++i)
+      bias[i] = biasScale * static_cast<float>(i) + biasShift;
+    job.x = x.data();
+    job.taps = taps;
+    job.tapCount = kTapCount;
+    job.weights = w.data();
+    job.outChannels = channels;
+    job.channelCount = channels;
+    job.count = count;
+    job.bias = bias.data();
+  }
+};
+
 TEST(FewChannelsForward, StreamedRowsAreTheStoredRows) {
   if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const int64_t taps[] = {0, 1, 2, 7, 9, 40};
-  const int64_t tapCount = 6;
   for (int64_t channels : {int64_t{13}, int64_t{6}, int64_t{1}}) {
     for (int64_t count : {int64_t{112}, int64_t{64}, int64_t{37}, int64_t{5}}) {
-      const int64_t groups = (channels + kChannelGroup - 1) / kChannelGroup;
-      std::vector<float> x(static_cast<size_t>(count + 40 + 16));
-      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 29) % 53) / 9.0f - 3.0f;
-      std::vector<float> w(static_cast<size_t>(groups * tapCount * kChannelGroup));
-      for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 11) * 0.125f - 0.7f;
-      std::vector<float> bias(static_cast<size_t>(channels));
-      for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.5f * static_cast<float>(i);
-      FewChannelRowJob job;
-      job.x = x.data();
-      job.taps = taps;
-      job.tapCount = tapCount;
-      job.weights = w.data();
-      job.outChannels = channels;
-      job.channelCount = channels;
-      job.count = count;
-      job.bias = bias.data();
+      RowCase rc(channels, count, 0.5f, 0.0f);
+      FewChannelRowJob& job = rc.job;
+      const std::vector<float>& x = rc.x;
+      const std::vector<float>& w = rc.w;
+      const std::vector<float>& bias = rc.bias;
+      const int64_t* taps = rc.taps;
+      const int64_t tapCount = RowCase::kTapCount;
       // Channel rows 128 floats apart (whole lines) or 133 (every row's
       // vectors across lines), from a line's start or 16 / 3 floats in.
       for (int64_t stride : {int64_t{128}, int64_t{133}}) {
@@ -88,26 +105,11 @@ TEST(FewChannelsForward, StreamedRowsAreTheStoredRows) {
 // rounded once, streamed or not, and nothing outside the rows is written.
 TEST(FewChannelsForward, StreamedWordRowsAreTheRoundedRows) {
   if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
-  const int64_t taps[] = {0, 1, 2, 7, 9, 40};
-  const int64_t tapCount = 6, channels = 7;
-  const int64_t groups = (channels + kChannelGroup - 1) / kChannelGroup;
-  std::vector<float> w(static_cast<size_t>(groups * tapCount * kChannelGroup));
-  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 11) * 0.125f - 0.7f;
-  std::vector<float> bias(static_cast<size_t>(channels));
-  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.25f * static_cast<float>(i) - 0.3f;
+  const int64_t channels = 7;
   for (ElementType type : {ElementType::BF16, ElementType::F16}) {
     for (int64_t count : {int64_t{112}, int64_t{64}, int64_t{48}, int64_t{37}, int64_t{5}}) {
-      std::vector<float> x(static_cast<size_t>(count + 40 + 16));
-      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 29) % 53) / 9.0f - 3.0f;
-      FewChannelRowJob job;
-      job.x = x.data();
-      job.taps = taps;
-      job.tapCount = tapCount;
-      job.weights = w.data();
-      job.outChannels = channels;
-      job.channelCount = channels;
-      job.count = count;
-      job.bias = bias.data();
+      RowCase rc(channels, count, 0.25f, -0.3f);
+      FewChannelRowJob& job = rc.job;
       const int64_t floatStride = 128;
       std::vector<float> values(static_cast<size_t>(channels * floatStride));
       job.out = values.data();
