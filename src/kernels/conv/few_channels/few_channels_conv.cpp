@@ -84,23 +84,32 @@ bool planOf(const ConvShape& s, Plan* p) {
 // count elements `step` apart from src (the rest of the plane holds
 // `readable`) into dst as fp32: the caller's fp32 values (rounded to HF32
 // when the shape says so), or its words of shape.io.
+// n raw fp32 values rounded to HF32 from `from` into `to` (in place too:
+// each lane is loaded before it is stored), by the ISA's vector run where
+// there is one.
+struct Hf32Rounding {
+  detail::GatherRunFn run = detail::vectorGatherRun(ElementType::F32, Rounding::HF32);
+  void operator()(const float* from, int64_t n, float* to) const {
+    if (run) return run(from, n, to);
+    for (int64_t i = 0; i < n; ++i) to[i] = roundFloat(from[i], Rounding::HF32);
+  }
+};
+
 struct InsideCopy {
   const ConvShape& s;
   conv_detail::StridedRowLoops loops = conv_detail::stridedRowLoops();
   detail::GatherRunFn widen = detail::vectorGatherRun(s.io, Rounding::None);
-  detail::GatherRunFn roundHf32 = detail::vectorGatherRun(ElementType::F32, Rounding::HF32);
+  Hf32Rounding roundHf32 = Hf32Rounding{};
 
   void operator()(const float* src, int64_t readable, int64_t step, int64_t count,
                   float* dst) const {
     const bool hf32 = s.inputRounding == Rounding::HF32;
-    if (step == 1 && hf32 && roundHf32) return roundHf32(src, count, dst);
+    if (step == 1 && hf32) return roundHf32(src, count, dst);
     if (step == 1)
       std::memcpy(dst, src, static_cast<size_t>(count) * sizeof(float));
     else
       loops.copy(src, readable, step, count, dst);
-    if (!hf32) return;
-    if (roundHf32) return roundHf32(dst, count, dst);  // in place: each lane loaded first
-    for (int64_t q = 0; q < count; ++q) dst[q] = roundFloat(dst[q], Rounding::HF32);
+    if (hf32) roundHf32(dst, count, dst);
   }
   void operator()(const uint16_t* src, int64_t /*readable*/, int64_t step, int64_t count,
                   float* dst) const {
@@ -411,12 +420,7 @@ void runBackwardData(const ConvShape& s, const E* dy, const float* w, E* dx, voi
   const detail::GatherRunFn widen =
       kWords ? detail::vectorGatherRun(s.io, Rounding::None) : nullptr;
   const bool hf32 = !kWords && s.inputRounding == Rounding::HF32;
-  const detail::GatherRunFn roundRun = detail::vectorGatherRun(ElementType::F32, Rounding::HF32);
-  // In place too: each lane is loaded before it is stored.
-  const auto roundHf32 = [&](const float* from, int64_t n, float* to) {
-    if (roundRun) return roundRun(from, n, to);
-    for (int64_t i = 0; i < n; ++i) to[i] = roundFloat(from[i], Rounding::HF32);
-  };
+  const Hf32Rounding roundHf32;
   Plan p;
   dataPlanOf(s, &p);
   float* rows = scratchRegion<float>(scratch, p.rowOffset);
@@ -553,11 +557,7 @@ void runWeight(const ConvShape& s, const E* x, const E* dy, float* dw, void* scr
   const int64_t blockRows = std::clamp<int64_t>(kBlockPositions / outW, 1, outH);
   const int64_t sumChannel = p.taps * kVector;
   const int64_t groups = (s.outChannels + kWeightGroup - 1) / kWeightGroup;
-  const detail::GatherRunFn roundRun = detail::vectorGatherRun(ElementType::F32, Rounding::HF32);
-  const auto roundHf32 = [&](const float* from, int64_t n, float* to) {
-    if (roundRun) return roundRun(from, n, to);
-    for (int64_t i = 0; i < n; ++i) to[i] = roundFloat(from[i], Rounding::HF32);
-  };
+  const Hf32Rounding roundHf32;
   parallelFor(groups, [&](int64_t begin, int64_t end) {
     alignas(64) float rounded[kWeightChannels * kBlockPositions];
     TapOffsets taps;
