@@ -171,9 +171,9 @@ std::vector<float> values(int64_t count, Rounding r, std::mt19937& rng) {
 // Runs entry `a` on random bf16 data of shape s: against the float64
 // reference at 1 thread, then the same bits at 2 and 3 threads.
 void expectReferenceAtEveryThreadCount(const ConvAlgorithm& a, const ConvShape& s,
-                                       std::mt19937& rng) {
-  const std::vector<float> v0 = values(countOf(a.pass, s, 0), Rounding::BF16, rng);
-  const std::vector<float> v1 = values(countOf(a.pass, s, 1), Rounding::BF16, rng);
+                                       std::mt19937& rng, Rounding rounding = Rounding::BF16) {
+  const std::vector<float> v0 = values(countOf(a.pass, s, 0), rounding, rng);
+  const std::vector<float> v1 = values(countOf(a.pass, s, 1), rounding, rng);
   const Reference ref = a.pass == ConvPass::Forward        ? referenceForward(s, v0, v1)
                         : a.pass == ConvPass::BackwardData ? referenceBackwardData(s, v0, v1)
                                                            : referenceBackwardWeight(s, v0, v1);
@@ -516,28 +516,36 @@ TEST_P(Bf16Hardware, WeightWordsRunsMatchTheFloatRunAndRefuseUnsafeWords) {
 
 // Long reductions: the pointwise weight gradient in several chunks of
 // several step blocks each (partials accumulated through memory, chunks
-// added in order), and the other pointwise passes over many panels; against
-// the float64 reference, the same bits for 1, 2 and 3 threads.
+// added in order), and the other pointwise passes over many buffers of
+// panels (bf16: 16 panels a buffer, fp16 hi/lo words 10; the last buffer of
+// an image and its last panel partial); against the float64 reference, the
+// same bits for 1, 2 and 3 threads.
 TEST_P(Bf16Hardware, PointwisePassesOverLongReductions) {
   ConvShape s;
   s.batch = 2;
   s.inChannels = 40;
   s.outChannels = 36;
   s.in[2] = s.out[2] = 9000;  // 282 steps of 32 positions per image: 16 chunks of 2 blocks
-  s.operands = OperandValues::BF16;
   std::mt19937 rng(16);
-  int ran = 0;
-  for (int i = 0; i < convAlgorithmCount(); ++i) {
-    const ConvAlgorithm& a = convAlgorithmAt(i);
-    if (!isBf16Entry(a, GetParam()) || !a.accepts(s) ||
-        std::string(a.name).find("pointwise") == std::string::npos)
-      continue;
-    ++ran;
-    expectReferenceAtEveryThreadCount(a, s, rng);
+  for (OperandValues operands : {OperandValues::BF16, OperandValues::F16}) {
+    s.operands = operands;
+    const bool pairs = operands == OperandValues::BF16;
+    s.io = pairs ? ElementType::F32 : ElementType::F16;  // fp16 entries: half tensors only
+    int ran = 0;
+    for (int i = 0; i < convAlgorithmCount(); ++i) {
+      const ConvAlgorithm& a = convAlgorithmAt(i);
+      if (!isBf16Entry(a, GetParam()) || !a.accepts(s) ||
+          std::string(a.name).find("pointwise") == std::string::npos)
+        continue;
+      ++ran;
+      expectReferenceAtEveryThreadCount(a, s, rng, pairs ? Rounding::BF16 : Rounding::F16);
+    }
+    // bf16: forward, data and (AMX) weight gradient; with AVX512-BF16 the
+    // blocked weight gradient takes pointwise layers. fp16 (AMX only):
+    // forward and data.
+    EXPECT_EQ(ran, pairs ? (GetParam() == Isa::Amx ? 3 : 2) : (GetParam() == Isa::Amx ? 2 : 0))
+        << static_cast<int>(operands);
   }
-  // Forward, data and (AMX) weight gradient; with AVX512-BF16 the blocked
-  // weight gradient takes pointwise layers.
-  EXPECT_EQ(ran, GetParam() == Isa::Amx ? 3 : 2);
 }
 
 // Row passes with more taps than one kernel call covers: a 3x3x3 layer of

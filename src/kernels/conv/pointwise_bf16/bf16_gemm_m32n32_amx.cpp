@@ -1,13 +1,13 @@
 // The bf16 pointwise micro-kernel (bf16_pointwise_kernels.h): 2 x 2
 // accumulator tiles of 16 output channels x 16 positions, TDPBF16PS over
-// 32-channel steps, b interleaved into channel-pair rows first. Keep this
-// file free of library templates (see f32_conv_rows_nb16_avx512.cpp).
+// 32-channel steps over b's packed panel. Keep this file free of library
+// templates (see f32_conv_rows_nb16_avx512.cpp).
 
 #include "kernels/simd/avx512_intrinsic_warnings.h"
 
 #include <immintrin.h>
 
-#include "kernels/conv/pointwise_bf16/bf16_panel_avx512_inl.h"
+#include "kernels/conv/pointwise_bf16/bf16_pointwise_store_avx512_inl.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -37,8 +37,7 @@ void storeTilePairBf16(const Bf16PointwiseJob& j, const float* first, const floa
 
 }  // namespace
 
-bool bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& j) {
-  if (!packPanel(j)) return false;
+void bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& j) {
   const int64_t mTiles = (j.m + 15) / 16;
   const bool twoN = j.n > 16;
   const uint16_t* b0 = j.panel;
@@ -89,7 +88,6 @@ bool bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& j) {
       if (twoN) storeTile(j, image[2 * mt + 1], m0, rows, 16, j.n - 16);
     }
   }
-  return true;
 }
 
 }  // namespace pointwise_bf16

@@ -13,7 +13,7 @@
 
 #include <cstring>
 
-#include "kernels/conv/pointwise_bf16/bf16_panel_avx512_inl.h"
+#include "kernels/conv/pointwise_bf16/bf16_pointwise_store_avx512_inl.h"
 
 namespace aclcpu {
 namespace kernels {
@@ -61,14 +61,12 @@ void rowTile(const Bf16PointwiseJob& j, int64_t m0) {
 
 }  // namespace
 
-bool bf16_pointwise_m8n32_avx512bf16(const Bf16PointwiseJob& j) {
-  if (!packPanel(j)) return false;
+void bf16_pointwise_m8n32_avx512bf16(const Bf16PointwiseJob& j) {
   if (j.n > 16) {
     for (int64_t m0 = 0; m0 < j.m; m0 += 8) rowTile<8, 2>(j, m0);
   } else {
     for (int64_t m0 = 0; m0 < j.m; m0 += 16) rowTile<16, 1>(j, m0);
   }
-  return true;
 }
 
 }  // namespace pointwise_bf16

@@ -105,14 +105,17 @@ bool runGemm(Isa isa, const Gemm& g, int64_t batch, const In* b, const float* w,
   const bool amx = isa >= Isa::Amx;
   uint16_t* packed = static_cast<uint16_t*>(scratch);
   if (!packWeights(g, w, packed)) return false;
-  const int64_t panels = (g.positions + kPanelPositions - 1) / kPanelPositions;
   const bool subnormalBias = blocked::holdsSubnormal(bias, g.m);
+  // Work items of as many panels as one buffer holds (packBf16Panels_avx512).
+  const int64_t chunkPositions = kMaxKSteps / g.kSteps * kPanelPositions;
+  const int64_t chunks = (g.positions + chunkPositions - 1) / chunkPositions;
   std::atomic<bool> unsafe{false};
-  parallelFor(batch * panels, [&](int64_t begin, int64_t end) {
+  parallelFor(batch * chunks, [&](int64_t begin, int64_t end) {
     if (amx) blocked::configureBf16Tiles_amx();
-    alignas(64) uint16_t panel[2 * kMaxKSteps * 512];
+    alignas(64) uint16_t panels[kChunkWords];
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t image = item / panels, p0 = item % panels * kPanelPositions;
+      const int64_t image = item / chunks, c0 = item % chunks * chunkPositions;
+      const int64_t positions = std::min(chunkPositions, g.positions - c0);
       Bf16PointwiseJob job;
       job.a = packed;
       job.m = g.m;
@@ -121,31 +124,31 @@ bool runGemm(Isa isa, const Gemm& g, int64_t batch, const In* b, const float* w,
       job.hiLo = g.hiLo;
       job.outHalf = halfWords;
       job.bRowStride = g.positions;
-      job.n = std::min(kPanelPositions, g.positions - p0);
       job.bias = bias;
       job.exactRounding = subnormalBias;
       job.outRowStride = g.positions;
-      job.panel = panel;
-      // Two panels ahead along every row (measured, 1x1 256->64 56x56, 1
-      // thread: 1.94 ms without, 1.77 with; the rows are too many streams
-      // for the hardware prefetcher). AMX: one panel ahead into L1 and four
-      // into L2, so that fewer requests wait for L1 fill buffers (bf16
-      // forward, 1 thread, medians of 5: 1x1 256->64 56x56 2.02 -> 1.78
-      // ms, 512->128 28x28, 1024->256 14x14, 128->512 28x28 0.96-0.98).
-      job.prefetchPositions = (amx ? 1 : 2) * kPanelPositions;
-      job.prefetchL2Positions = amx ? 4 * kPanelPositions : 0;
-      const In* src = b + image * g.k * g.positions + p0;
-      Out* dst = out + image * g.m * g.positions + p0;
-      if constexpr (sizeof(In) == 2) {
+      // The next item's rows, as these are read (AVX512-BF16 kernel, forced
+      // on the Xeon, 1x1 256->64 56x56 bf16 forward, 1 thread, medians of
+      // 5: 9.1 -> 8.6 ms; AMX within the noise).
+      job.prefetchPositions = chunkPositions;
+      const In* src = b + image * g.k * g.positions + c0;
+      Out* dst = out + image * g.m * g.positions + c0;
+      if constexpr (sizeof(In) == 2)
         job.bWords = src;
-        job.outWords = dst;
-      } else {
+      else
         job.bFloats = src;
-        job.outFloats = dst;
-      }
-      if (!(amx ? bf16_pointwise_m32n32_amx(job) : bf16_pointwise_m8n32_avx512bf16(job))) {
+      if (!packBf16Panels_avx512(job, positions, panels)) {
         unsafe.store(true, std::memory_order_relaxed);
         return;
+      }
+      for (int64_t p0 = 0; p0 < positions; p0 += kPanelPositions) {
+        job.n = std::min(kPanelPositions, positions - p0);
+        job.panel = panels + p0 / kPanelPositions * panelWords(g.kSteps);
+        if constexpr (sizeof(Out) == 2)
+          job.outWords = dst + p0;
+        else
+          job.outFloats = dst + p0;
+        (amx ? bf16_pointwise_m32n32_amx : bf16_pointwise_m8n32_avx512bf16)(job);
       }
     }
   });

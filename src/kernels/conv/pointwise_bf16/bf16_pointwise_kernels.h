@@ -1,7 +1,8 @@
 #pragma once
-// The AMX micro-kernel of the bf16 pointwise convolution (defined in
-// bf16_gemm_m32n32_amx.cpp; call only after the CPU and OS checks, with the
-// tiles configured by blocked::configureBf16Tiles_amx).
+// The micro-kernels of the bf16 pointwise convolution (defined in
+// bf16_gemm_m32n32_amx.cpp, bf16_gemm_m8n32_avx512bf16.cpp and
+// bf16_panel_pack_avx512.cpp; call only after the CPU checks, the AMX kernel
+// with the tiles configured by blocked::configureBf16Tiles_amx).
 //
 // One panel of up to 32 positions of one image, every output channel:
 //   out[m * outRowStride + p] = round(bias[m] + sum over k-steps s, in
@@ -13,7 +14,8 @@
 // products: (hi, lo) x (a hi, a lo) and (hi, lo) x (a lo, a hi)); the result
 // stored as fp32 or rounded once (nearest even) to bf16 or half words. The output-channel
 // orientation of the tiles (rows = channels, columns = positions) matches NC[D]HW, so neither
-// operand nor result is transposed: b is only interleaved in channel pairs into an L1 panel.
+// operand nor result is transposed: b is only interleaved in channel pairs into L1 panels
+// (packBf16Panels_avx512), which the kernels read.
 
 #include <cstdint>
 
@@ -23,6 +25,10 @@ namespace pointwise_bf16 {
 
 constexpr int64_t kPanelPositions = 32;
 constexpr int64_t kMaxKSteps = 32;  // reduction channels up to 1024 (a 64 KB panel)
+// Words of one packed panel of kSteps steps; a buffer of kChunkWords holds
+// kMaxKSteps / kSteps of them.
+constexpr int64_t panelWords(int64_t kSteps) { return 2 * kSteps * 512; }
+constexpr int64_t kChunkWords = panelWords(kMaxKSteps);
 
 struct Bf16PointwiseJob {
   // Packed a: for output-channel tile t (16 channels) and k-step s, 16 rows
@@ -47,16 +53,22 @@ struct Bf16PointwiseJob {
   // VCVTNE2PS2BF16, which flushes subnormal results): a bias holding a
   // subnormal value, the only way to a subnormal output.
   bool exactRounding = false;
-  uint16_t* panel = nullptr;        // 64-byte aligned, 2 * kSteps * 512 words
-  int64_t prefetchPositions = 0;    // prefetch each b row this far ahead into L1
-  int64_t prefetchL2Positions = 0;  // and this far ahead into L2 (0: not)
+  const uint16_t* panel = nullptr;  // b packed, 64-byte aligned (packBf16Panels_avx512)
+  int64_t prefetchPositions = 0;    // packing pairs: prefetch b rows this far ahead (0: not)
 };
 
-// False (nothing stored) when b holds a bf16Unsafe value.
-bool bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& job);
+// Packs b's positions [0, positions) as panels of kPanelPositions positions
+// at panels + i * panelWords(kSteps), i = 0, 1, ... (at most kChunkWords
+// words: positions <= kMaxKSteps / kSteps * kPanelPositions). Pairs: for position
+// tile t (16 positions) and channel pair q, 16 words (bf16(2q),
+// bf16(2q + 1)) at panel + (t * kSteps * 16 + q) * 32; hiLo: for tile t and
+// channel q, 16 (hi, lo) words there. False when b holds a bf16Unsafe value.
+bool packBf16Panels_avx512(const Bf16PointwiseJob& job, int64_t positions, uint16_t* panels);
+
+void bf16_pointwise_m32n32_amx(const Bf16PointwiseJob& job);
 // The same with AVX512-BF16, bf16 pairs only (hiLo false); no tile
 // configuration needed.
-bool bf16_pointwise_m8n32_avx512bf16(const Bf16PointwiseJob& job);
+void bf16_pointwise_m8n32_avx512bf16(const Bf16PointwiseJob& job);
 
 // The weight gradient of one block of reduction steps (32 positions of one
 // image each) for output channels [0, m) and input channels [n0, n0 + 32):
