@@ -168,15 +168,21 @@ std::vector<float> values(int64_t count, Rounding r, std::mt19937& rng) {
   return v;
 }
 
+// The float64 reference of pass `pass` on operands v0, v1.
+Reference referenceOf(ConvPass pass, const ConvShape& s, const std::vector<float>& v0,
+                      const std::vector<float>& v1) {
+  return pass == ConvPass::Forward        ? referenceForward(s, v0, v1)
+         : pass == ConvPass::BackwardData ? referenceBackwardData(s, v0, v1)
+                                          : referenceBackwardWeight(s, v0, v1);
+}
+
 // Runs entry `a` on random bf16 data of shape s: against the float64
 // reference at 1 thread, then the same bits at 2 and 3 threads.
 void expectReferenceAtEveryThreadCount(const ConvAlgorithm& a, const ConvShape& s,
                                        std::mt19937& rng, Rounding rounding = Rounding::BF16) {
   const std::vector<float> v0 = values(countOf(a.pass, s, 0), rounding, rng);
   const std::vector<float> v1 = values(countOf(a.pass, s, 1), rounding, rng);
-  const Reference ref = a.pass == ConvPass::Forward        ? referenceForward(s, v0, v1)
-                        : a.pass == ConvPass::BackwardData ? referenceBackwardData(s, v0, v1)
-                                                           : referenceBackwardWeight(s, v0, v1);
+  const Reference ref = referenceOf(a.pass, s, v0, v1);
   setComputeThreadCount(1);
   const std::vector<float> one = run(a, s, v0, v1);
   EXPECT_TRUE(closeTo(ref, one, a.name));
@@ -196,6 +202,18 @@ struct HardwareCase {
 // The bf16 entries of level `isa`.
 bool isBf16Entry(const ConvAlgorithm& a, Isa isa) {
   return a.minimumIsa == isa && std::string(a.name).rfind("bf16", 0) == 0;
+}
+
+// The bf16 pointwise entries of level `isa` that take s.
+std::vector<const ConvAlgorithm*> pointwiseEntries(Isa isa, const ConvShape& s) {
+  std::vector<const ConvAlgorithm*> entries;
+  for (int i = 0; i < convAlgorithmCount(); ++i) {
+    const ConvAlgorithm& a = convAlgorithmAt(i);
+    if (isBf16Entry(a, isa) && a.accepts(s) &&
+        std::string(a.name).find("pointwise") != std::string::npos)
+      entries.push_back(&a);
+  }
+  return entries;
 }
 
 // Every bf16 entry of level `isa` with the fp32 algorithm it falls back on.
@@ -531,19 +549,14 @@ TEST_P(Bf16Hardware, PointwisePassesOverLongReductions) {
     s.operands = operands;
     const bool pairs = operands == OperandValues::BF16;
     s.io = pairs ? ElementType::F32 : ElementType::F16;  // fp16 entries: half tensors only
-    int ran = 0;
-    for (int i = 0; i < convAlgorithmCount(); ++i) {
-      const ConvAlgorithm& a = convAlgorithmAt(i);
-      if (!isBf16Entry(a, GetParam()) || !a.accepts(s) ||
-          std::string(a.name).find("pointwise") == std::string::npos)
-        continue;
-      ++ran;
-      expectReferenceAtEveryThreadCount(a, s, rng, pairs ? Rounding::BF16 : Rounding::F16);
-    }
+    const std::vector<const ConvAlgorithm*> entries = pointwiseEntries(GetParam(), s);
+    for (const ConvAlgorithm* a : entries)
+      expectReferenceAtEveryThreadCount(*a, s, rng, pairs ? Rounding::BF16 : Rounding::F16);
     // bf16: forward, data and (AMX) weight gradient; with AVX512-BF16 the
     // blocked weight gradient takes pointwise layers. fp16 (AMX only):
     // forward and data.
-    EXPECT_EQ(ran, pairs ? (GetParam() == Isa::Amx ? 3 : 2) : (GetParam() == Isa::Amx ? 2 : 0))
+    EXPECT_EQ(entries.size(),
+              pairs ? (GetParam() == Isa::Amx ? 3u : 2u) : (GetParam() == Isa::Amx ? 2u : 0u))
         << static_cast<int>(operands);
   }
 }
@@ -618,8 +631,7 @@ TEST_P(Bf16Hardware, RowKernelsBroadcastWordsEitherWay) {
         continue;
       const std::vector<float> v0 = values(countOf(a.pass, s, 0), Rounding::BF16, rng);
       const std::vector<float> v1 = values(countOf(a.pass, s, 1), Rounding::BF16, rng);
-      const Reference ref = a.pass == ConvPass::Forward ? referenceForward(s, v0, v1)
-                                                        : referenceBackwardData(s, v0, v1);
+      const Reference ref = referenceOf(a.pass, s, v0, v1);
       forceBf16WordBroadcastForTesting(true);
       const std::vector<float> memory = run(a, s, v0, v1);
       forceBf16WordBroadcastForTesting(false);
@@ -646,18 +658,11 @@ TEST_P(Bf16Hardware, PointwiseWideLayersStayInTheirScratch) {
     s.operands = kind;
     s.io = kind == OperandValues::BF16 ? ElementType::BF16 : ElementType::F16;
     const Rounding r = kind == OperandValues::BF16 ? Rounding::BF16 : Rounding::F16;
-    for (int i = 0; i < convAlgorithmCount(); ++i) {
-      const ConvAlgorithm& a = convAlgorithmAt(i);
-      if (!isBf16Entry(a, GetParam()) || !a.accepts(s) ||
-          std::string(a.name).find("pointwise") == std::string::npos)
-        continue;
+    for (const ConvAlgorithm* a : pointwiseEntries(GetParam(), s)) {
       ++ran;
-      const std::vector<float> v0 = values(countOf(a.pass, s, 0), r, rng);
-      const std::vector<float> v1 = values(countOf(a.pass, s, 1), r, rng);
-      const Reference ref = a.pass == ConvPass::Forward        ? referenceForward(s, v0, v1)
-                            : a.pass == ConvPass::BackwardData ? referenceBackwardData(s, v0, v1)
-                                                               : referenceBackwardWeight(s, v0, v1);
-      EXPECT_TRUE(closeTo(ref, run(a, s, v0, v1), a.name));
+      const std::vector<float> v0 = values(countOf(a->pass, s, 0), r, rng);
+      const std::vector<float> v1 = values(countOf(a->pass, s, 1), r, rng);
+      EXPECT_TRUE(closeTo(referenceOf(a->pass, s, v0, v1), run(*a, s, v0, v1), a->name));
     }
   }
   // bf16 forward, data; AMX: bf16 weight, fp16 forward, data.
