@@ -48,6 +48,21 @@ struct RowCase {
   }
 };
 
+// Where rows written `offset` elements past the first 64-byte boundary of
+// memory start (the streamed stores need whole aligned lines to stream).
+template <typename T>
+T* pastAlignedLine(std::vector<T>& memory, int64_t offset) {
+  T* base = memory.data();
+  while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
+  return base + offset;
+}
+
+// Whether element `rel` (from the first row's start) lies in one of
+// `channels` rows `stride` apart of `count` elements each.
+bool inRows(int64_t rel, int64_t channels, int64_t stride, int64_t count) {
+  return rel >= 0 && rel < channels * stride && rel % stride < count;
+}
+
 TEST(FewChannelsForward, StreamedRowsAreTheStoredRows) {
   if (detectedIsa() < Isa::Avx512) GTEST_SKIP() << "no AVX-512 on this CPU";
   for (int64_t channels : {int64_t{13}, int64_t{6}, int64_t{1}}) {
@@ -68,13 +83,11 @@ TEST(FewChannelsForward, StreamedRowsAreTheStoredRows) {
           const size_t floats = static_cast<size_t>(channels * stride + 64);
           std::vector<float> stored(floats, -7.5f), streamed(floats, -7.5f);
           auto run = [&](std::vector<float>& memory, bool stream) {
-            float* base = memory.data();
-            while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
-            job.out = base + offset;
+            job.out = pastAlignedLine(memory, offset);
             job.outChannelStride = stride;
             job.stream = stream;
             f32_conv_fwd_rows_c6w64_avx512(job);
-            return base - memory.data() + offset;
+            return job.out - memory.data();
           };
           const int64_t at = run(stored, false), streamedAt = run(streamed, true);
           const size_t rowsFloats = static_cast<size_t>(channels * stride);
@@ -89,8 +102,7 @@ TEST(FewChannelsForward, StreamedRowsAreTheStoredRows) {
           EXPECT_NEAR(stored[at], expect, 1e-4);
           for (int64_t i = 0; i < static_cast<int64_t>(floats); ++i) {
             const int64_t rel = i - streamedAt;
-            const bool inRow = rel >= 0 && rel < channels * stride && rel % stride < count;
-            if (!inRow) {
+            if (!inRows(rel, channels, stride, count)) {
               ASSERT_EQ(streamed[i], -7.5f) << "float " << rel << " from the first row";
             }
           }
@@ -127,17 +139,14 @@ TEST(FewChannelsForward, StreamedWordRowsAreTheRoundedRows) {
           const size_t words = static_cast<size_t>(channels * stride + 128);
           for (bool stream : {false, true}) {
             std::vector<uint16_t> memory(words, 0xABCD);
-            uint16_t* base = memory.data();
-            while (reinterpret_cast<uintptr_t>(base) % 64) ++base;
-            job.outWords = base + offset;
+            job.outWords = pastAlignedLine(memory, offset);
             job.outChannelStride = stride;
             job.stream = stream;
             f32_conv_fwd_rows_c6w64_avx512(job);
-            const int64_t at = base - memory.data() + offset;
+            const int64_t at = job.outWords - memory.data();
             for (int64_t i = 0; i < static_cast<int64_t>(words); ++i) {
               const int64_t rel = i - at;
-              const bool inRow = rel >= 0 && rel < channels * stride && rel % stride < count;
-              if (!inRow) {
+              if (!inRows(rel, channels, stride, count)) {
                 ASSERT_EQ(memory[i], 0xABCD) << "word " << rel << " from the first row";
                 continue;
               }
